@@ -1,0 +1,189 @@
+"""The sharded simulation runtime: process setup, a 1-D device mesh, and seed sweeps over it.
+
+Seeds (and sweeps) are a leading array axis: a per-seed function is ``vmap``-ed and the seed axis is
+sharded over a mesh of every device (``jax.make_mesh`` + ``NamedSharding``), which is what ``pmap``
+became in current JAX. Per-device reductions (Monte Carlo means) use ``jax.shard_map`` with a ``psum``.
+
+Randomness: seed ``i`` of a sweep with root seed ``s`` uses ``fold_in(key(s), i)`` and
+``jax_threefry_partitionable`` is set explicitly, so the draws of seed ``i`` are bit-identical whatever
+the number of seeds, devices or processes.
+
+Beyond one host, :func:`setup` calls ``jax.distributed.initialize()`` when ``PBE_DISTRIBUTED=1`` (or
+``distributed=True``): with no further variables JAX detects SLURM, Open MPI or TPU pods; on a plain
+cluster set ``PBE_COORDINATOR=host:port``, ``PBE_NUM_PROCESSES`` and ``PBE_PROCESS_ID``. Only process 0
+writes results and figures (:func:`is_writer`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+AXIS = "seeds"
+_STATE: dict[str, Any] = {"done": False}
+
+
+def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str | None = None) -> None:
+    """Configure JAX for this process; idempotent. Call before creating any array.
+
+    Sets float64 (``x64``), partitionable threefry, the persistent compilation cache (``cache_dir``, env
+    ``PBE_CACHE_DIR``, default ``~/.cache/proofs-by-example/jax``) and, if asked, ``jax.distributed``.
+
+    Raises:
+      RuntimeError: float64 was requested but is not in effect afterwards.
+    """
+    if not _STATE["done"]:
+        jax.config.update("jax_threefry_partitionable", True)
+        cache = cache_dir or os.environ.get("PBE_CACHE_DIR") or str(
+            Path.home() / ".cache" / "proofs-by-example" / "jax")
+        jax.config.update("jax_compilation_cache_dir", cache)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        if distributed is None:
+            distributed = os.environ.get("PBE_DISTRIBUTED", "0") not in ("", "0", "false")
+        if distributed:
+            _init_distributed()
+        _STATE["done"] = True
+    if x64:
+        jax.config.update("jax_enable_x64", True)
+        if jnp.zeros(()).dtype != jnp.float64:
+            raise RuntimeError("float64 requested but jax_enable_x64 is not in effect")
+
+
+def _init_distributed() -> None:
+    # Cross-process collectives on CPU devices need an implementation; it does not affect GPU/TPU.
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    kw: dict[str, Any] = {}
+    if "PBE_COORDINATOR" in os.environ:
+        kw = dict(coordinator_address=os.environ["PBE_COORDINATOR"],
+                  num_processes=int(os.environ["PBE_NUM_PROCESSES"]),
+                  process_id=int(os.environ["PBE_PROCESS_ID"]))
+    jax.distributed.initialize(**kw)
+
+
+def is_writer() -> bool:
+    """True on the one process that writes results and figures (process 0)."""
+    return jax.process_index() == 0
+
+
+def make_mesh(n_devices: int | None = None) -> jax.sharding.Mesh:
+    """A 1-D mesh with axis ``"seeds"`` over all devices (or the first ``n_devices``) of all processes."""
+    devices = jax.devices()
+    if n_devices is not None:
+        if not 1 <= n_devices <= len(devices):
+            raise ValueError(f"n_devices must be in [1, {len(devices)}], got {n_devices}")
+        devices = devices[:n_devices]
+    return jax.make_mesh((len(devices),), (AXIS,), axis_types=(jax.sharding.AxisType.Auto,),
+                         devices=devices)
+
+
+def seed_key(seed: int, index) -> jax.Array:
+    """The key of seed ``index`` in a sweep with root ``seed``: ``fold_in(key(seed), index)``."""
+    return jax.random.fold_in(jax.random.key(seed), index)
+
+
+def _sharded_indices(n: int, mesh) -> tuple[jax.Array, int]:
+    """Seed indices 0..n-1, padded (by repeating the last) to a multiple of the mesh size, sharded."""
+    size = mesh.devices.size
+    padded = -(-n // size) * size
+    idx = np.minimum(np.arange(padded, dtype=np.int32), n - 1)
+    sharding = NamedSharding(mesh, P(AXIS))
+    arr = jax.make_array_from_callback((padded,), sharding, lambda s: idx[s])
+    return arr, padded
+
+
+def _to_host(tree):
+    """Gather a (possibly multi-process) sharded pytree to numpy on every process."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+        return multihost_utils.process_allgather(tree, tiled=True)
+    return jax.tree.map(np.asarray, tree)
+
+
+def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None) -> Any:
+    """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, with the seed axis sharded over ``mesh``.
+
+    Args:
+      fn: per-seed function of a key and shared (replicated) arguments, returning a pytree of arrays.
+      seed: root seed; seed ``i`` uses :func:`seed_key` ``(seed, i)``.
+      n_seeds: number of seeds (>= 1); padded internally to a multiple of the device count.
+      mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
+    Returns:
+      The pytree of numpy arrays with leading axis ``[n_seeds]``, identical on every process.
+    Raises:
+      ValueError: ``n_seeds < 1``.
+    """
+    if n_seeds < 1:
+        raise ValueError(f"n_seeds must be >= 1, got {n_seeds}")
+    mesh = mesh if mesh is not None else make_mesh()
+    idx, _ = _sharded_indices(n_seeds, mesh)
+    out_sharding = NamedSharding(mesh, P(AXIS))
+
+    @jax.jit
+    def run(idx, *args):
+        keys = jax.vmap(lambda i: seed_key(seed, i))(idx)
+        out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(keys, *args)
+        return jax.lax.with_sharding_constraint(out, out_sharding)
+
+    out = _to_host(run(idx, *args))
+    return jax.tree.map(lambda a: a[:n_seeds], out)
+
+
+def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None):
+    """Monte Carlo mean and standard error of ``fn(key, *args)`` over seeds, reduced per device.
+
+    Each device evaluates its shard of seeds (vmapped), sums values and squares locally, and one
+    ``psum`` over the mesh combines them (``jax.shard_map``); padded seeds get weight 0.
+
+    Returns:
+      ``(mean, stderr)`` pytrees of numpy arrays shaped like one seed's output; ``stderr`` is the
+      sample standard deviation over seeds divided by sqrt(n_seeds) (0 when ``n_seeds == 1``).
+    """
+    mesh = mesh if mesh is not None else make_mesh()
+    idx, _ = _sharded_indices(n_seeds, mesh)
+    valid = jax.device_put(np.arange(idx.shape[0]) < n_seeds, NamedSharding(mesh, P(AXIS)))
+
+    def local(idx, valid, *args):
+        keys = jax.vmap(lambda i: seed_key(seed, i))(idx)
+        vals = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(keys, *args)
+        w = valid.astype(jnp.result_type(float))
+
+        def moments(v):
+            wv = w.reshape((-1,) + (1,) * (v.ndim - 1))
+            return (jax.lax.psum(jnp.sum(wv * v, 0), AXIS), jax.lax.psum(jnp.sum(wv * v * v, 0), AXIS))
+
+        return jax.tree.map(moments, vals)
+
+    in_specs = (P(AXIS), P(AXIS)) + (P(),) * len(args)
+    sm = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=in_specs, out_specs=P()))
+    sums = jax.tree.map(np.asarray, sm(idx, valid, *args))
+    is_pair = lambda x: isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], tuple)  # noqa: E731
+    mean = jax.tree.map(lambda s: s[0] / n_seeds, sums, is_leaf=is_pair)
+    if n_seeds == 1:
+        return mean, jax.tree.map(np.zeros_like, mean)
+    var = jax.tree.map(lambda s, m: np.maximum(s[1] / n_seeds - m * m, 0.0) * n_seeds / (n_seeds - 1),
+                       sums, mean, is_leaf=is_pair)
+    return mean, jax.tree.map(lambda v: np.sqrt(v / n_seeds), var)
+
+
+def progress(total: int, desc: str, unit: str = "step"):
+    """A progress bar (steps done, rate, remaining time) on process 0; silent elsewhere or when
+    ``PBE_PROGRESS=0``."""
+    from tqdm.auto import tqdm
+
+    quiet = not is_writer() or os.environ.get("PBE_PROGRESS", "1") == "0"
+    return tqdm(total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+
+
+def device_summary() -> dict[str, Any]:
+    """Backend, device and process counts, for provenance."""
+    return {"backend": jax.default_backend(), "device_count": jax.device_count(),
+            "local_device_count": jax.local_device_count(), "process_count": jax.process_count(),
+            "x64": bool(jax.config.jax_enable_x64)}
