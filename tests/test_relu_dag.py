@@ -1,0 +1,382 @@
+"""ReLU networks on DAGs (theory/relu_dag.py): exact worked examples, invariants, closed form against
+simulation, bad input. All in float64 (tests/conftest.py runs sims.runtime.setup())."""
+
+import itertools
+import time
+from fractions import Fraction
+
+import jax
+import jax.numpy as jnp
+import networkx as nx
+import numpy as np
+import pytest
+
+from theory import relu_dag as R
+
+# --------------------------------------------------------------------------------------------------
+# Worked examples (brief section 3) and the three ways of finding forced edges
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,G,c,forced", R.worked_examples(),
+                         ids=[f"{x[0]}-{x[2]}" for x in R.worked_examples()])
+def test_worked_examples_forced_edges(name, G, c, forced):
+    assert R.forced_edges(G, c) == forced
+    assert R.forced_edges_lp(G, c) == forced
+    assert R.forced_edges_bruteforce(G, c) == forced
+    assert R.count_components(G, c) == 2 ** len(forced)
+
+
+def test_random_dags_closure_lp_bruteforce_agree():
+    rng = np.random.default_rng(123)
+    n_forced = 0
+    for i in range(40):
+        G = R.random_dag(rng, int(rng.integers(1, 4)), int(rng.integers(1, 9)), int(rng.integers(1, 3)),
+                         float(rng.uniform(0.1, 0.5)))
+        hid = R.structure(G).hidden
+        c = ({v: float(rng.normal()) for v in hid} if i % 2 else {v: int(rng.integers(-2, 3)) for v in hid})
+        a = R.forced_edges(G, c)
+        assert a == R.forced_edges_lp(G, c) == R.forced_edges_bruteforce(G, c)
+        n_forced += len(a)
+    assert n_forced > 10  # the sample does exercise forced edges
+
+
+def test_only_bottleneck_edges_can_be_forced():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        G = R.random_dag(rng, 2, int(rng.integers(2, 10)), 2, 0.3)
+        c = {v: float(rng.normal(scale=5)) for v in R.structure(G).hidden}
+        for (a, b) in R.forced_edges(G, c):
+            assert (G.out_degree(b) > 0 and G.in_degree(b) == 1) or (G.in_degree(a) > 0 and G.out_degree(a) == 1)
+
+
+def test_certificates_are_exact_farkas_rays():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        G = R.random_dag(rng, 2, int(rng.integers(1, 8)), 2, 0.3)
+        info = R.structure(G)
+        c = {v: Fraction(int(rng.integers(-3, 4)), 2) for v in info.hidden}
+        for e, (side, S, cS) in R.forced_edge_certificates(G, c).items():
+            assert cS == sum(c[v] for v in S) and (cS > 0 if side == "in" else cS < 0)
+            y = np.array([1 if v in S else 0 for v in info.hidden])
+            aty = info.B.T @ y * (1 if side == "in" else -1)
+            j = info.edge_index[e]
+            assert all(aty[f] <= 0 for f in range(len(info.edges)) if f != j)
+        for e, v in R.edge_lp_minima(G, c).items():
+            if v.forced:
+                y = np.array(v.ray)
+                aty = info.B.T @ y
+                j = info.edge_index[e]
+                assert all(aty[f] <= 0 for f in range(len(info.edges)) if f != j)
+                assert sum(c[h] * k for h, k in zip(info.hidden, v.ray)) > 0
+            else:
+                assert v.point[info.edge_index[e]] == 0.0 and v.residual < 1e-9
+
+
+def test_boundary_c_exact_rational():
+    # c(S) = 0 exactly on the chain: (x,h1) is not forced; one ulp more makes it forced.
+    G = R.chain_graph(2)
+    assert R.forced_edges(G, {"h1": Fraction(-1, 3), "h2": Fraction(1, 3)}) == {("h1", "h2")}
+    assert R.forced_edges(G, {"h1": -1 / 3, "h2": 1 / 3}) == {("h1", "h2")}
+    assert R.forced_edges(G, {"h1": -1 / 3, "h2": float(np.nextafter(1 / 3, 1))}) == {("x", "h1"), ("h1", "h2")}
+
+
+def test_count_components_fast_at_20_hidden():
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        G = R.random_dag(rng, 3, 20, 2, float(rng.uniform(0.08, 0.25)))
+        c = {v: float(rng.normal()) for v in R.structure(G).hidden}
+        t0 = time.perf_counter()
+        n = R.count_components(G, c)
+        assert time.perf_counter() - t0 < 1.0
+        assert n == 2 ** len(R.forced_edges_lp(G, c))
+
+
+def test_no_bottleneck_and_layered_connected():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        G = R._no_bottleneck_dag(rng, 2, int(rng.integers(1, 10)), 2, 0.3)
+        assert all(G.in_degree(v) >= 2 and G.out_degree(v) >= 2 for v in R.structure(G).hidden)
+        c = {v: float(rng.normal(scale=3)) for v in R.structure(G).hidden}
+        assert R.count_components(G, c) == 1
+    G = R.layered_graph([3, 2, 2, 4, 2])
+    for _ in range(10):
+        assert R.count_components(G, {v: float(rng.normal()) for v in R.structure(G).hidden}) == 1
+    # A width-1 layer creates bottlenecks: c < 0 at the width-1 node forces its out-edge.
+    G = R.layered_graph([2, 3, 1, 2])
+    hid = R.structure(G).hidden
+    c = {v: (-1.0 if v == (2, 0) else 1.0) for v in hid}
+    assert R.forced_edges(G, c) == set()  # out-degree 2, in-degree 3: not a bottleneck
+    G = R.layered_graph([2, 3, 1, 1])
+    c = {v: (-1.0 if v == (2, 0) else 1.0) for v in R.structure(G).hidden}
+    assert R.forced_edges(G, c) == {((2, 0), (3, 0))}
+
+
+@pytest.mark.parametrize("d,l", [(2, 1), (2, 5), (4, 3), (7, 8)])
+def test_dl1_components(d, l):
+    rng = np.random.default_rng(d * 10 + l)
+    G = R.dl1_graph(d, l)
+    for _ in range(5):
+        cv = rng.integers(-2, 3, size=l)
+        assert R.count_components(G, {(1, k): int(cv[k]) for k in range(l)}) == 2 ** int(np.sum(cv < 0))
+
+
+def test_dl1_with_one_input_doubles_positive_neurons_too():
+    G = R.dl1_graph(1, 3)
+    assert R.count_components(G, {(1, 0): 1, (1, 1): -1, (1, 2): 0}) == 4
+
+
+# --------------------------------------------------------------------------------------------------
+# Balance, feasibility, conservation
+# --------------------------------------------------------------------------------------------------
+
+
+def test_balance_exact_values():
+    G = R.chain_graph(2, skip=True)
+    th = {("x", "h1"): 3, ("h1", "h2"): Fraction(1, 2), ("h2", "y"): 2, ("x", "y"): 7}
+    assert R.balance(G, th) == {"h1": Fraction(35, 4), "h2": Fraction(-15, 4)}
+    thf = {e: float(v) for e, v in th.items()}
+    assert R.balance(G, thf) == {"h1": 8.75, "h2": -3.75}
+
+
+def test_feasible_point_exact_for_any_c():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        G = R.random_dag(rng, int(rng.integers(1, 3)), int(rng.integers(1, 12)), 2, 0.3)
+        info = R.structure(G)
+        c = {v: Fraction(int(rng.integers(-9, 10)), int(rng.integers(1, 5))) for v in info.hidden}
+        s = R.feasible_point(G, c)
+        assert all(x >= 0 for x in s.values())
+        for v in info.hidden:
+            assert sum(s[e] for e in G.in_edges(v)) - sum(s[e] for e in G.out_edges(v)) == c[v]
+
+
+def test_conservation_gradient_any_loss():
+    key = jax.random.key(0)
+    kt, kx, ky = jax.random.split(key, 3)
+    G = R.random_dag(np.random.default_rng(1), 3, 7, 2, 0.35)
+    info = R.structure(G)
+    theta = jax.random.normal(kt, (len(info.edges),))
+    X, Y = jax.random.normal(kx, (20, 3)), jax.random.normal(ky, (20, 2))
+    for slope, name in ((0.0, "mse"), (0.2, "huber")):
+        f = R.forward_fn(G, slope)
+        g = jax.jit(jax.grad(lambda t: R.loss_fn(name)(f(t, X), Y)))(theta)
+        tg = np.asarray(theta * g)
+        assert np.all(np.abs(info.B @ tg) <= 1e-13 * (np.abs(info.B) @ np.abs(tg) + 1e-30))
+        assert np.max(np.abs(tg)) > 1e-3  # a non-trivial gradient
+
+
+def test_gd_step_balance_identity():
+    G = R.layered_graph([3, 4, 3, 1])
+    info = R.structure(G)
+    kt, kx, ky = jax.random.split(jax.random.key(2), 3)
+    theta = jax.random.normal(kt, (len(info.edges),))
+    X, Y = jax.random.normal(kx, (30, 3)), jax.random.normal(ky, (30, 1))
+    f, lf = R.forward_fn(G), R.loss_fn("mse")
+    g = jax.jit(jax.grad(lambda t: lf(f(t, X), Y)))(theta)
+    for lr, lam in ((0.1, 0.0), (0.3, 0.5)):
+        new = (1 - lr * lam) * theta - lr * g
+        pred = (1 - lr * lam) ** 2 * R.balance_array(info.B, theta) + lr**2 * R.balance_array(info.B, g)
+        np.testing.assert_allclose(R.balance_array(info.B, new), pred, rtol=0, atol=1e-13)
+
+
+def test_rescaling_symmetry_keeps_function():
+    G = R.layered_graph([2, 3, 1])
+    info = R.structure(G)
+    th = np.random.default_rng(0).normal(size=len(info.edges))
+    v, alpha = (1, 1), 2.5
+    th2 = th.copy()
+    for j, (a, b) in enumerate(info.edges):
+        th2[j] *= alpha if b == v else (1 / alpha if a == v else 1)
+    X = np.random.default_rng(1).normal(size=(10, 2))
+    f = jax.jit(R.forward_fn(G))
+    np.testing.assert_allclose(f(jnp.asarray(th), X), f(jnp.asarray(th2), X), rtol=1e-13)
+
+
+def test_rk4_flow_conserves_balance():
+    G = R.chain_graph(3)
+    info = R.structure(G)
+    f, lf = R.forward_fn(G), R.loss_fn("mse")
+    X, Y = jnp.ones((1, 1)), jnp.zeros((1, 1))
+    field = jax.jit(lambda t: -jax.grad(lambda u: lf(f(u, X), Y))(t))
+    ys = R.rk4(field, jnp.array([1.0, 1.2, 0.9, 1.1]), 1e-3, 1000, 100)
+    cs = np.asarray(R.balance_array(info.B, ys))
+    assert np.max(np.abs(cs - cs[0])) < 1e-11
+    assert float(lf(f(ys[-1], X), Y)) < float(lf(f(ys[0], X), Y))
+
+
+# --------------------------------------------------------------------------------------------------
+# Path construction and components
+# --------------------------------------------------------------------------------------------------
+
+
+def test_orthant_points_joined_iff_forced_signs_agree():
+    rng = np.random.default_rng(4)
+    G, c = R.chain_graph(2), {"h1": 0, "h2": 1}
+    k, wrong_join, wrong_split, resid = R._orthant_test(G, c, rng)
+    assert (k, wrong_join, wrong_split) == (4, 0, 0) and resid < 1e-10
+    G = R.chain_graph(2, skip=True)
+    assert R._orthant_test(G, {"h1": 0, "h2": 0}, rng)[:3] == (1, 0, 0)
+
+
+def test_path_stays_on_H_and_is_continuous():
+    rng = np.random.default_rng(8)
+    G = R.worked_examples()[-12][1]  # 2-2-1
+    c = {"h1": 1.0, "h2": -1.0}
+    info = R.structure(G)
+    t0 = R.sample_point(G, c, np.ones(6), rng)
+    t1 = R.sample_point(G, c, np.array([-1, 1, -1, -1, 1, 1.0]), rng)  # same sign on the forced (h2,y)
+    assert ("h2", "y") in R.forced_edges(G, c)
+    path = R.connect(G, c, t0, t1, n_per_leg=400)
+    assert path is not None
+    np.testing.assert_allclose(path**2 @ info.B.T, np.tile([1.0, -1.0], (len(path), 1)), atol=1e-10)
+    assert np.max(np.abs(np.diff(path, axis=0))) < 0.2
+    t2 = t1.copy()
+    t2[info.edge_index[("h2", "y")]] *= -1
+    assert R.connect(G, c, t0, t2) is None
+
+
+# --------------------------------------------------------------------------------------------------
+# Jacobian rank and singular points
+# --------------------------------------------------------------------------------------------------
+
+
+def test_worked_singular_points():
+    assert R.jacobian_rank(R.chain_graph(1), {("x", "h1"): 0.0, ("h1", "y"): 0.0}) == 0
+    ch = R.chain_graph(2)
+    p = {("x", "h1"): 0.0, ("h1", "h2"): 1.0, ("h2", "y"): 0.0}
+    assert R.jacobian_rank(ch, p) == 1 and R.is_singular(ch, p)
+    assert R.balance(ch, p) == {"h1": -1.0, "h2": 1.0}
+    assert R.singular_subnetworks(ch, {"h1": -1, "h2": 1}) == [frozenset({"h1", "h2"})]
+    assert R.singular_subnetworks(ch, {"h1": -1, "h2": 2}) == []
+    # A dead neuron (zero in-weights, non-zero out-weight) is not singular.
+    G = R.dl1_graph(2, 2)
+    dead = R.theta_dict(G, R.dl1_theta(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([0.7, -1.0])))
+    assert not R.is_singular(G, dead) and R.jacobian_rank(G, dead) == 2
+    cut = R.theta_dict(G, R.dl1_theta(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([0.0, -1.0])))
+    assert R.is_singular(G, cut) and R.support_components(G, cut) == [frozenset({(1, 0)})]
+
+
+def test_jacobian_rank_matches_exact_and_svd():
+    rng = np.random.default_rng(6)
+    for _ in range(60):
+        G = R.random_dag(rng, 2, int(rng.integers(1, 9)), 2, 0.4)
+        m = G.number_of_edges()
+        th = R.theta_dict(G, rng.normal(size=m) * (rng.random(m) < 0.6))
+        r = R.jacobian_rank(G, th)
+        assert r == R.exact_jacobian_rank(G, th) == R.numerical_rank(G, th)[0]
+        assert r == len(R.structure(G).hidden) - len(R.support_components(G, th))
+
+
+def test_random_init_never_singular():
+    rng = np.random.default_rng(10)
+    for _ in range(30):
+        G = R.random_dag(rng, 3, int(rng.integers(2, 12)), 2, 0.3)
+        th = R.theta_dict(G, rng.normal(size=G.number_of_edges()))
+        assert not R.is_singular(G, th)
+        assert R.singular_subnetworks(G, R.balance(G, th)) == []
+
+
+def test_prune_is_bit_exact():
+    G = R.layered_graph([2, 3, 3, 1])
+    info = R.structure(G)
+    rng = np.random.default_rng(12)
+    th = R.theta_dict(G, rng.normal(size=len(info.edges)))
+    for e in G.in_edges((2, 1)):
+        th[e] = 0.0
+    for e in G.out_edges((2, 1)):
+        th[e] = 0.0
+    assert R.is_singular(G, th)
+    H, thp = R.prune(G, th)
+    assert (2, 1) not in H and R.jacobian_rank(H, thp) == len(R.structure(H).hidden)
+    X = rng.normal(size=(50, 2))
+    assert R.forward_sequential(G, th, X).tobytes() == R.forward_sequential(H, thp, X).tobytes()
+
+
+# --------------------------------------------------------------------------------------------------
+# Initialisation obstruction: closed form against Monte Carlo
+# --------------------------------------------------------------------------------------------------
+
+
+def test_disconnection_probability_closed_form_vs_monte_carlo():
+    from sims import runtime
+
+    for d, l, init in ((2, 3, "kaiming"), (5, 8, "xavier"), (3, 1, "xavier")):
+        p = R.disconnection_probability(d, l, init)
+        mean, se = runtime.mean_over_seeds(lambda k: R.sample_disconnected(k, d, l, init), 17, 4000)
+        assert abs(float(mean) - p) < 5 * max(float(se), 1e-3), (d, l, init, float(mean), p, float(se))
+    # l = 1 Kaiming: P(c < 0) = P(F_{d,1} < 1) (sigma_out^2 / (d sigma_in^2) = 1/l = 1).
+    from scipy import stats
+    assert R.disconnection_probability(4, 1, "kaiming") == pytest.approx(stats.f.cdf(1.0, 4, 1), rel=1e-12)
+    # d = 2, l = 1, Kaiming: |w|^2 ~ Exp(mean 2), a^2 ~ 2 chi2_1: P(|w|^2 < a^2) = 1 - E exp(-chi2_1) = 1 - 1/sqrt(3).
+    assert R.disconnection_probability(2, 1, "kaiming") == pytest.approx(1 - 3**-0.5, rel=1e-12)
+
+
+def test_dl1_monte_carlo_matches_component_count():
+    rng = np.random.default_rng(13)
+    G = R.dl1_graph(3, 4)
+    for _ in range(20):
+        W, a = rng.normal(size=(4, 3)), rng.normal(size=4) * 1.5
+        th = R.theta_dict(G, np.asarray(R.dl1_theta(W, a)))
+        c = R.balance(G, th)
+        assert (R.count_components(G, c) > 1) == bool(np.any((W**2).sum(1) - a**2 < 0))
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------------------
+
+
+def test_cycle_is_refused_with_the_cycle():
+    G = nx.DiGraph([("x", "a"), ("a", "b"), ("b", "a"), ("b", "y")])
+    with pytest.raises(ValueError, match=r"cycle.*'a'.*'b'"):
+        R.count_components(G, {"a": 1.0, "b": 1.0})
+    G = nx.DiGraph([("x", "a"), ("a", "a"), ("a", "y")])
+    with pytest.raises(ValueError, match="cycle"):
+        R.balance(G, {("x", "a"): 1.0, ("a", "a"): 1.0, ("a", "y"): 1.0})
+
+
+def test_isolated_node_is_refused():
+    G = nx.DiGraph([("x", "h"), ("h", "y")])
+    G.add_node("lost")
+    with pytest.raises(ValueError, match="'lost'"):
+        R.forced_edges(G, {"h": 1.0})
+
+
+def test_wrong_c_keys_are_named():
+    G = R.chain_graph(2)
+    with pytest.raises(ValueError, match="missing.*'h2'"):
+        R.count_components(G, {"h1": 1.0})
+    with pytest.raises(ValueError, match="'y'"):
+        R.count_components(G, {"h1": 1.0, "h2": 0.0, "y": 3.0})
+    with pytest.raises(ValueError, match="'zz'"):
+        R.forced_edges(G, {"h1": 1.0, "h2": 0.0, "zz": 3.0})
+    with pytest.raises(ValueError, match="finite"):
+        R.forced_edges(G, {"h1": float("nan"), "h2": 0.0})
+
+
+def test_wrong_types_and_theta_keys():
+    G = R.chain_graph(1)
+    with pytest.raises(TypeError, match="DiGraph"):
+        R.balance(nx.Graph([("x", "h1"), ("h1", "y")]), {})
+    with pytest.raises(TypeError, match="DiGraph"):
+        R.count_components(nx.MultiDiGraph([("x", "h1"), ("h1", "y")]), {"h1": 1})
+    with pytest.raises(TypeError, match="dict"):
+        R.balance(G, [1.0, 2.0])
+    with pytest.raises(TypeError, match="dict"):
+        R.count_components(G, [1.0])
+    with pytest.raises(TypeError, match="real number"):
+        R.balance(G, {("x", "h1"): "1", ("h1", "y"): 1.0})
+    with pytest.raises(TypeError, match="bool"):
+        R.count_components(G, {"h1": True})
+    with pytest.raises(ValueError, match=r"missing.*\('h1', 'y'\)"):
+        R.jacobian_rank(G, {("x", "h1"): 1.0})
+    with pytest.raises(ValueError, match=r"\('y', 'x'\)"):
+        R.is_singular(G, {("x", "h1"): 1.0, ("h1", "y"): 1.0, ("y", "x"): 2.0})
+    assert R.jacobian_rank(G, {("x", "h1"): np.float32(1.0), ("h1", "y"): jnp.float64(2.0)}) == 1
+
+
+def test_no_hidden_nodes():
+    G = nx.DiGraph([("x", "y")])
+    assert R.count_components(G, {}) == 1 and R.balance(G, {("x", "y"): 2.0}) == {}
+    assert R.jacobian_rank(G, {("x", "y"): 0.0}) == 0 and not R.is_singular(G, {("x", "y"): 0.0})
