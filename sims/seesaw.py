@@ -1,0 +1,415 @@
+"""Simulations behind the Seesaw figures (Meterez et al., ICLR 2026, arXiv 2510.14717).
+
+Experiments (``paper_configs/seesaw_*.yaml``):
+
+- ``equivalence``: excess risk against samples for SGD and NSGD phase schedules (alpha, beta) on noisy
+  Gaussian linear regression; the exact recursion (``theory.seesaw.expected_risk``) as curves and
+  Monte Carlo SGD over sharded seeds as points with standard errors.
+- ``large_batch``: final-risk gap of Seesaw and of the fixed-lr ramp over cosine decay against the batch
+  size, in the variance- and mean-dominated regimes (Figure 3's message), from the exact NSGD recursion.
+- ``lm``: Figure 1 at small scale: a character-level transformer (flax + optax AdamW) on the Python
+  standard library's source read at run time; cosine vs Seesaw (and the fixed-lr ramp) at equal tokens,
+  validation loss against tokens and steps, with the measured gradient noise scale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sysconfig
+from pathlib import Path
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sims import cli, runtime
+from sims.config import param
+from theory import seesaw as th
+
+# ---------------------------------------------------------------------------------------------------
+# equivalence
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class EquivalenceParams:
+    """Noisy linear regression, phase schedules at equal samples per phase."""
+
+    d: int = param(64, ge=1)
+    exponent: float = param(1.5, gt=0)
+    noise_var: float = param(1.0, ge=0)
+    b0: int = param(8, ge=1)
+    samples_per_phase: int = param(4096, ge=1)
+    n_phases: int = param(4, ge=1)
+    sgd_eta0: float = param(0.5, gt=0)
+    nsgd_eta0: float = param(0.05, gt=0)
+    n_seeds: int = param(256, ge=1)
+    curve_points: int = param(200, ge=2)
+
+
+SGD_MEMBERS = ((2.0, 1.0), (th.SQRT2, th.SQRT2), (1.0, 2.0), (1 / th.SQRT2, 2.0))
+NSGD_MEMBERS = tuple(th.NSGD_LINE) + ((1 / th.SQRT2, 2.0), (1.0, 2.0))
+
+
+def _nsgd_effective_lrs(eigs, m0, p, lrs, bs):
+    """Deterministic NSGD step sizes lr_t / sqrt(E||g_t||^2) from the exact second moments."""
+    _, eff = th.expected_risk(eigs, m0, p.noise_var, lrs, bs, normalized=True, return_lrs=True)
+    return eff
+
+
+def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
+    eigs = th.power_law_eigs(p.d, p.exponent)
+    e0 = np.ones(p.d)
+    out: dict[str, np.ndarray] = {}
+    for family, members, eta0 in (("sgd", SGD_MEMBERS, p.sgd_eta0), ("nsgd", NSGD_MEMBERS, p.nsgd_eta0)):
+        for i, ab in enumerate(members):
+            lrs, bs = th.phase_schedule(eta0, p.b0, ab[0], ab[1], p.samples_per_phase, p.n_phases)
+            exact = th.expected_risk(eigs, e0**2, p.noise_var, lrs, bs, normalized=family == "nsgd")
+            samples = np.r_[0.0, np.cumsum(bs)]
+            idx = np.unique(np.linspace(0, lrs.size, p.curve_points).astype(int))
+            # Monte Carlo at phase ends; NSGD uses the exact deterministic normalisation.
+            step_lrs = _nsgd_effective_lrs(eigs, e0**2, p, lrs, bs) if family == "nsgd" else lrs
+            phase_end = np.searchsorted(samples, p.samples_per_phase * np.arange(1, p.n_phases + 1) - 1e-6)
+
+            def piece(lrs=step_lrs, bs=bs, phase_end=phase_end):
+                mean, se = runtime.mean_over_seeds(
+                    lambda k: th.sgd_risk_path(k, jnp.asarray(eigs), jnp.asarray(e0), p.noise_var, lrs,
+                                               bs)[phase_end], ctx.config.seed, p.n_seeds, mesh=ctx.mesh)
+                return {"mean": mean, "se": se}
+
+            if np.all(bs == np.round(bs)):
+                mc = ctx.parts.get(f"{family}{i}", piece)
+            else:  # real-valued batches (e.g. B0 * sqrt2^k) exist only in the recursion
+                mc = {"mean": np.full(phase_end.shape, np.nan), "se": np.full(phase_end.shape, np.nan)}
+            tag = f"{family}{i}"
+            out[f"{tag}_ab"] = np.asarray(ab)
+            out[f"{tag}_samples"] = samples[idx]
+            out[f"{tag}_risk"] = exact[idx]
+            out[f"{tag}_mc_samples"] = samples[phase_end]
+            out[f"{tag}_mc_mean"], out[f"{tag}_mc_se"] = mc["mean"], mc["se"]
+            out[f"{tag}_exact_at_mc"] = exact[phase_end]
+            out[f"{tag}_steps"] = np.asarray(lrs.size)
+        out[f"{family}_count"] = np.asarray(len(members))
+    z = [(out[f"{f}{i}_mc_mean"] - out[f"{f}{i}_exact_at_mc"]) / out[f"{f}{i}_mc_se"]
+         for f, n in (("sgd", len(SGD_MEMBERS)), ("nsgd", len(NSGD_MEMBERS))) for i in range(n)]
+    ctx.summary["max_abs_z_mc_vs_recursion"] = float(np.nanmax(np.abs(np.concatenate(z))))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# large_batch
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class LargeBatchParams:
+    """NSGD recursion, cosine vs Seesaw vs fixed-lr ramp at equal samples, over initial batch sizes."""
+
+    d: int = param(256, ge=1)
+    exponent: float = param(1.5, gt=0)
+    noise_vars: tuple[float, ...] = param((1.0, 0.01), ge=0)
+    batch_sizes: tuple[int, ...] = param((4, 8, 16, 32, 64, 128, 256), ge=1)
+    total_samples: int = param(2**20, ge=1)
+    eta0: float = param(0.05, gt=0)
+    gamma: float = param(2.0, gt=1)
+    warmup_frac: float = param(0.1, ge=0, lt=1)
+    final_lr_frac: float = param(0.1, gt=0, lt=1)
+
+
+def cosine_lrs(n_steps: int, warmup_frac: float, final_lr_frac: float) -> np.ndarray:
+    """``[n_steps]`` lr multipliers: linear warmup 0.1 -> 1, then cosine to ``final_lr_frac``."""
+    t = np.arange(n_steps) / n_steps
+    warm = warmup_frac
+    post = np.clip((t - warm) / (1 - warm), 0, 1)
+    cos = final_lr_frac + (1 - final_lr_frac) * 0.5 * (1 + np.cos(np.pi * post))
+    ramp = 0.1 + 0.9 * t / warm if warm > 0 else np.ones_like(t)
+    return np.where(t < warm, ramp, cos)
+
+
+def seesaw_schedule(total, b0, gamma, warmup_frac, final_lr_frac, unit=1, fixed_lr=False, integer=True):
+    """Per-step (lr multiplier, batch) of Seesaw in sample units; warmup lr as in :func:`cosine_lrs`.
+
+    ``fixed_lr=True`` gives the fixed-lr ramp (same batch ramp, no lr decay after warmup)."""
+    batches, mults = th.seesaw_batches(total, unit, b0, warmup_frac=warmup_frac,
+                                       final_lr_frac=final_lr_frac, gamma=gamma, integer=integer)
+    tokens = np.r_[0, np.cumsum(batches[:-1])] * unit
+    warm = tokens < warmup_frac * total
+    ramp = 0.1 + 0.9 * tokens / (warmup_frac * total) if warmup_frac > 0 else np.ones(tokens.shape)
+    lr = np.where(warm, ramp, 1.0 if fixed_lr else mults)
+    return lr, batches.astype(np.float64)
+
+
+def run_large_batch(p: LargeBatchParams, ctx: cli.Context) -> dict:
+    eigs = th.power_law_eigs(p.d, p.exponent)
+    out = {"batch_sizes": np.asarray(p.batch_sizes), "noise_vars": np.asarray(p.noise_vars)}
+    shape = (len(p.noise_vars), len(p.batch_sizes))
+    for name in ("cosine", "seesaw", "fixed_lr", "cosine_steps", "seesaw_steps", "b_noise"):
+        out[name] = np.zeros(shape)
+    for i, s2 in enumerate(p.noise_vars):
+        out["b_noise"][i, :] = th.noise_scale(eigs, np.ones(p.d), s2)
+        for j, b0 in enumerate(p.batch_sizes):
+            n = int(math.ceil(p.total_samples / b0))
+            lr_c = p.eta0 * cosine_lrs(n, p.warmup_frac, p.final_lr_frac)
+            out["cosine"][i, j] = th.expected_risk(eigs, 1.0, s2, lr_c, np.full(n, float(b0)),
+                                                   normalized=True)[-1]
+            for key, fixed in (("seesaw", False), ("fixed_lr", True)):
+                m, b = seesaw_schedule(p.total_samples, b0, p.gamma, p.warmup_frac, p.final_lr_frac,
+                                       fixed_lr=fixed, integer=False)
+                out[key][i, j] = th.expected_risk(eigs, 1.0, s2, p.eta0 * m, b, normalized=True)[-1]
+                out["seesaw_steps"][i, j] = b.size
+            out["cosine_steps"][i, j] = n
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# lm
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class LMParams:
+    """Character-level transformer LM, AdamW, cosine vs Seesaw at equal tokens."""
+
+    n_chars: int = param(2_000_000, ge=10_000, doc="characters of stdlib source to read")
+    val_frac: float = param(0.1, gt=0, lt=0.5)
+    seq_len: int = param(64, ge=8)
+    d_model: int = param(64, ge=8)
+    n_heads: int = param(4, ge=1)
+    n_layers: int = param(2, ge=1)
+    batch_sizes: tuple[int, ...] = param((8, 32), ge=1, doc="B0 in sequences")
+    micro_batch: int = param(8, ge=1, doc="sequences per accumulated micro-batch (a speed knob only)")
+    total_tokens: int = param(1_000_000, ge=1000)
+    lr: float = param(3e-3, gt=0)
+    gamma: float = param(1.1, gt=1)
+    warmup_frac: float = param(0.1, ge=0, lt=1)
+    final_lr_frac: float = param(0.1, gt=0, lt=1)
+    schedules: tuple[Literal["cosine", "seesaw", "fixed_lr"], ...] = param(("cosine", "seesaw", "fixed_lr"))
+    n_seeds: int = param(2, ge=1)
+    n_evals: int = param(20, ge=2)
+    val_windows: int = param(256, ge=1)
+    noise_scale_batches: int = param(64, ge=2, doc="micro-batches averaged to estimate the noise scale")
+
+    def __post_init__(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
+
+
+def stdlib_text(n_chars: int) -> np.ndarray:
+    """The first ``n_chars`` bytes of the standard library's top-level ``*.py`` files (sorted by name),
+    as a ``[n_chars]`` uint8 array. Raises RuntimeError if the machine has less source than asked."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    chunks, total = [], 0
+    for f in sorted(root.glob("*.py")):
+        b = f.read_bytes()
+        chunks.append(b)
+        total += len(b)
+        if total >= n_chars:
+            break
+    data = np.frombuffer(b"".join(chunks), np.uint8)[:n_chars]
+    if data.size < n_chars:
+        raise RuntimeError(f"only {data.size} characters of stdlib source under {root}, {n_chars} asked")
+    return data
+
+
+def _model(p: LMParams):
+    import flax.linen as nn
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            mask = nn.make_causal_mask(jnp.ones(x.shape[:-1], jnp.int32))
+            h = nn.MultiHeadDotProductAttention(num_heads=p.n_heads, dtype=jnp.float32,
+                                                param_dtype=jnp.float32)(
+                nn.LayerNorm(param_dtype=jnp.float32)(x), mask=mask)
+            x = x + h
+            h = nn.LayerNorm(param_dtype=jnp.float32)(x)
+            h = nn.Dense(4 * p.d_model, param_dtype=jnp.float32)(h)
+            return x + nn.Dense(p.d_model, param_dtype=jnp.float32)(nn.gelu(h))
+
+    class CharLM(nn.Module):
+        @nn.compact
+        def __call__(self, tokens):
+            x = nn.Embed(256, p.d_model, param_dtype=jnp.float32)(tokens)
+            x = x + self.param("pos", nn.initializers.normal(0.02), (p.seq_len, p.d_model), jnp.float32)
+            for _ in range(p.n_layers):
+                x = Block()(x)
+            return nn.Dense(256, param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
+
+    return CharLM()
+
+
+def lm_schedule(p: LMParams, b0: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per-step (lr, batch in sequences) for ``kind`` in cosine / seesaw / fixed_lr at ``p.total_tokens``.
+
+    Seesaw batches are the released scheduler's floored batches."""
+    if kind == "cosine":
+        n = int(math.ceil(p.total_tokens / (p.seq_len * b0)))
+        return p.lr * cosine_lrs(n, p.warmup_frac, p.final_lr_frac), np.full(n, b0, np.int64)
+    m, b = seesaw_schedule(p.total_tokens, b0, p.gamma, p.warmup_frac, p.final_lr_frac, unit=p.seq_len,
+                           fixed_lr=kind == "fixed_lr")
+    return p.lr * m, b.astype(np.int64)
+
+
+def _lm_functions(p: LMParams):
+    """Model, optimizer and pure step functions; data arrays are arguments (not compiled-in constants)."""
+    import optax
+
+    model = _model(p)
+    opt = optax.chain(optax.clip_by_global_norm(1.0),
+                      optax.inject_hyperparams(optax.adamw)(learning_rate=p.lr, b1=0.9, b2=0.95, eps=1e-8,
+                                                            weight_decay=0.0))
+
+    def loss_fn(params, tokens, weights=None):
+        """Mean next-character cross-entropy (nats); ``weights`` ``[n]`` weighs whole sequences."""
+        logits = model.apply(params, tokens[:, :-1])
+        per_seq = optax.softmax_cross_entropy_with_integer_labels(logits, tokens[:, 1:]).mean(axis=1)
+        return per_seq.mean() if weights is None else jnp.sum(weights * per_seq)
+
+    def windows(train, key, n):
+        starts = jax.random.randint(key, (n,), 0, train.shape[0] - p.seq_len - 1)
+        return jax.vmap(lambda s: jax.lax.dynamic_slice(train, (s,), (p.seq_len + 1,)))(starts)
+
+    def init(key):
+        params = model.init(key, jnp.zeros((1, p.seq_len), jnp.int32))
+        return params, opt.init(params)
+
+    def train_step(state, train, key, lr, n_seq, active):
+        """One AdamW step on exactly ``n_seq`` sequences: ceil(n_seq / micro_batch) micro-batches, the
+        last one masked, gradients accumulated (one compiled step serves every batch size)."""
+        params, opt_state = state
+        slots = jnp.arange(p.micro_batch)
+
+        def body(i, g):
+            toks = windows(train, jax.random.fold_in(key, i), p.micro_batch).astype(jnp.int32)
+            w = (i * p.micro_batch + slots < n_seq).astype(jnp.float32) / jnp.maximum(n_seq, 1)
+            return jax.tree.map(jnp.add, g, jax.grad(loss_fn)(params, toks, w))
+
+        zeros = jax.tree.map(jnp.zeros_like, params)
+        grads = jax.lax.fori_loop(0, (n_seq + p.micro_batch - 1) // p.micro_batch, body, zeros)
+        hp = opt_state[1].hyperparams
+        hp["learning_rate"] = jnp.asarray(lr, hp["learning_rate"].dtype)
+        updates, new_opt = opt.update(grads, opt_state, params)
+        new_params = optax.apply_updates(params, updates)
+        keep = lambda new, old: jnp.where(active, new, old)  # noqa: E731 - padded steps change nothing
+        return (jax.tree.map(keep, new_params, params), jax.tree.map(keep, new_opt, opt_state))
+
+    def val_loss(params, val_toks):
+        return loss_fn(params, val_toks.astype(jnp.int32))
+
+    def noise_scale(params, train, key):
+        """McCandlish et al. B_simple from micro-batch (b) and averaged (K b) gradient norms."""
+        k = p.noise_scale_batches
+        gs = jax.vmap(lambda i: jax.grad(loss_fn)(params, windows(
+            train, jax.random.fold_in(key, i), p.micro_batch).astype(jnp.int32)))(
+            jnp.arange(k))
+        flat = jax.vmap(lambda g: jnp.concatenate([x.ravel() for x in jax.tree.leaves(g)]))(gs)
+        small = jnp.mean(jnp.sum(flat**2, axis=1))
+        big = jnp.sum(jnp.mean(flat, axis=0) ** 2)
+        b_s, b_b = p.micro_batch, p.micro_batch * k
+        g2 = (b_b * big - b_s * small) / (b_b - b_s)
+        trace = (small - big) / (1 / b_s - 1 / b_b)
+        return trace / g2
+
+    return init, train_step, val_loss, noise_scale
+
+
+CHUNK = 32  # training steps per compiled call
+
+
+def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str, np.ndarray]:
+    """Train ``p.n_seeds`` seeds (a sharded leading axis) with one schedule; validation loss recorded
+    ``p.n_evals`` times at equal token counts. Returns tokens, steps, val_loss ``[n_seeds, n_evals + 1]``
+    and the gradient noise scale at the middle and the end (``[n_seeds, 2]``)."""
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    train, val = data
+    n_val = val.shape[0] - p.seq_len - 1
+    val_toks = np.stack([np.asarray(val[s:s + p.seq_len + 1])
+                         for s in np.linspace(0, n_val, p.val_windows).astype(np.int64)])
+    lrs, batches = lm_schedule(p, b0, kind)
+    tokens = np.r_[0, np.cumsum(batches)] * p.seq_len
+    init, train_step, val_loss, noise_scale = _lm_functions(p)
+    # Eval points: the first step at which each 1/n_evals of the tokens is reached.
+    marks = np.minimum(np.searchsorted(tokens, p.total_tokens * np.arange(1, p.n_evals + 1) / p.n_evals),
+                       lrs.size)
+    n_seeds = p.n_seeds
+    size = mesh.devices.size
+    padded = -(-n_seeds // size) * size
+    sharding = NamedSharding(mesh, P(runtime.AXIS))
+    idx = jax.device_put(np.minimum(np.arange(padded), n_seeds - 1), sharding)
+
+    @jax.jit
+    def init_all(idx):
+        return jax.vmap(lambda i: init(runtime.seed_key(seed, i)))(idx)
+
+    # Fixed-length chunks (padded with inactive steps): one compilation serves every schedule and batch.
+    @jax.jit
+    def run_chunk(state, train, idx, start, lr_c, nseq_c, act_c):
+        def one(state, i):
+            def step(st, inp):
+                t, lr, nseq, act = inp
+                key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(seed, i), 1), t)
+                return train_step(st, train, key, lr, nseq, act), None
+
+            return jax.lax.scan(step, state, (start + jnp.arange(CHUNK), lr_c, nseq_c, act_c))[0]
+
+        return jax.vmap(one)(state, idx)
+
+    evaluate = jax.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)))
+
+    @jax.jit
+    def measure_noise(state, train, idx, salt):
+        return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
+            runtime.seed_key(seed, i), salt)))(state, idx)
+
+    state = init_all(idx)
+    losses, noise = [np.asarray(evaluate(state, val_toks))], []
+    done = 0
+    with runtime.progress(lrs.size, f"lm B0={b0} {kind}") as bar:
+        for e, m in enumerate(marks):
+            while done < m:
+                n = min(CHUNK, m - done)
+                pad = CHUNK - n
+                lr_c = np.r_[lrs[done:done + n], np.zeros(pad)]
+                nseq_c = np.r_[batches[done:done + n], np.zeros(pad, np.int64)].astype(np.int32)
+                act_c = np.r_[np.ones(n, bool), np.zeros(pad, bool)]
+                state = run_chunk(state, train, idx, done, lr_c, nseq_c, act_c)
+                done += n
+                bar.update(n)
+            losses.append(np.asarray(evaluate(state, val_toks)))
+            if e in (p.n_evals // 2 - 1, p.n_evals - 1):
+                noise.append(np.asarray(measure_noise(state, train, idx, 7 + e)))
+    val_loss_arr = np.stack(losses, axis=1)[:n_seeds]
+    return {"tokens": tokens[np.r_[0, marks]], "steps": np.r_[0, marks], "val_loss": val_loss_arr,
+            "noise_scale": np.stack(noise, axis=1)[:n_seeds], "total_steps": np.asarray(lrs.size),
+            "batches": batches}
+
+
+def run_lm(p: LMParams, ctx: cli.Context) -> dict:
+    text = stdlib_text(p.n_chars)
+    cut = int(len(text) * (1 - p.val_frac))
+    data = (jnp.asarray(text[:cut]), jnp.asarray(text[cut:]))
+    out = {"batch_sizes": np.asarray(p.batch_sizes), "schedules": np.asarray(p.schedules)}
+    for b0 in p.batch_sizes:
+        for kind in p.schedules:
+            r = ctx.parts.get(f"b{b0}_{kind}",
+                              lambda b0=b0, kind=kind: train_lm(p, b0, kind, ctx.config.seed, ctx.mesh, data))
+            for k, v in r.items():
+                out[f"b{b0}_{kind}_{k}"] = v
+    ctx.summary["noise_scale_end_of_cosine"] = {
+        int(b0): float(np.mean(out[f"b{b0}_cosine_noise_scale"][:, -1])) for b0 in p.batch_sizes
+        if "cosine" in p.schedules}
+    return out
+
+
+EXPERIMENTS = {
+    "equivalence": (EquivalenceParams, run_equivalence),
+    "large_batch": (LargeBatchParams, run_large_batch),
+    "lm": (LMParams, run_lm),
+}
+
+if __name__ == "__main__":
+    raise SystemExit(cli.main(__name__))

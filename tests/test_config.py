@@ -1,0 +1,107 @@
+"""Strict configs: YAML 1.2 floats, one-line errors naming file and key, exit status 2 from the CLI."""
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sims import cli
+from sims.config import ConfigError, load, param, read_yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class Toy:
+    lr: float = param(1e-3, gt=0)
+    steps: int = param(10, ge=1)
+    sizes: tuple[int, ...] = param((1, 2), ge=1)
+    flag: bool = False
+
+
+def _write(tmp_path, text, name="toy.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("text, value", [("1e-3", 1e-3), ("5E-6", 5e-6), ("1.5e3", 1500.0), ("2", 2.0),
+                                         ("-1e-2", None)])
+def test_yaml_scientific_notation_loads_as_float(tmp_path, text, value):
+    p = _write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  lr: {text}\n")
+    if value is None:
+        with pytest.raises(ConfigError, match="quick.lr"):
+            load(p, "quick", {"e": Toy})
+        return
+    cfg = load(p, "quick", {"e": Toy})
+    assert isinstance(cfg.params.lr, float) and cfg.params.lr == value
+
+
+def test_string_in_float_field_is_refused(tmp_path):
+    p = _write(tmp_path, "sim: toy\nexperiment: e\nquick:\n  lr: fast\n")
+    with pytest.raises(ConfigError) as e:
+        load(p, "quick", {"e": Toy})
+    assert str(p) in str(e.value) and "quick.lr" in str(e.value) and "number" in str(e.value)
+
+
+@pytest.mark.parametrize("body, key", [
+    ("quick:\n  stepz: 3\n", "quick.stepz"),
+    ("quick:\n  steps: 2.5\n", "quick.steps"),
+    ("quick:\n  steps: 0\n", "quick.steps"),
+    ("quick:\n  steps: true\n", "quick.steps"),
+    ("quick:\n  sizes: [1, 0]\n", "quick.sizes[1]"),
+    ("quick:\n  sizes: 3\n", "quick.sizes"),
+    ("quick:\n  flag: 1\n", "quick.flag"),
+    ("extra: 1\n", "extra"),
+    ("seed: -1\n", "seed"),
+    ("experiment: nope\n", "experiment"),
+])
+def test_bad_values_name_the_key(tmp_path, body, key):
+    text = "sim: toy\n" + ("" if body.startswith("experiment") else "experiment: e\n") + body
+    p = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as e:
+        load(p, "quick", {"e": Toy})
+    assert f"'{key}'" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_duplicate_keys_and_broken_yaml_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="duplicate"):
+        read_yaml(_write(tmp_path, "sim: a\nsim: b\n"))
+    with pytest.raises(ConfigError, match="valid YAML"):
+        read_yaml(_write(tmp_path, "sim: [a\n", "b.yaml"))
+
+
+def test_scale_overrides_params_and_hash_depends_on_scale(tmp_path):
+    p = _write(tmp_path, "sim: toy\nexperiment: e\nparams:\n  steps: 5\nquick:\n  lr: 0.1\npaper:\n  steps: 50\n")
+    q, f = load(p, "quick", {"e": Toy}), load(p, "paper", {"e": Toy})
+    assert (q.params.steps, q.params.lr, f.params.steps, f.params.lr) == (5, 0.1, 50, 1e-3)
+    assert q.hash() != f.hash() and q.hash() == load(p, "quick", {"e": Toy}).hash()
+
+
+@pytest.mark.parametrize("cfg", sorted((REPO / "paper_configs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_paper_config_loads_at_both_scales(cfg):
+    for scale in ("quick", "paper"):
+        rc, mod = cli.load_config(cfg, scale)
+        assert rc.name == cfg.stem and rc.experiment in mod.EXPERIMENTS
+    header = cfg.read_text().splitlines()[:8]
+    assert any("python -m sims." in line for line in header), "header must give the command"
+    assert any("Expected time" in line for line in header), "header must give the expected time"
+
+
+def test_cli_bad_config_exits_2_with_one_line(tmp_path):
+    bad = _write(tmp_path, (REPO / "paper_configs" / "seesaw_large_batch.yaml").read_text()
+                 .replace("eta0: 5e-2", "eta0: fast"), "seesaw_bad.yaml")
+    r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", str(bad), "--out", str(tmp_path)],
+                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2
+    lines = [ln for ln in r.stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and str(bad) in lines[0] and "eta0" in lines[0] and "Traceback" not in r.stderr
+
+
+def test_cli_refuses_config_of_another_sim(tmp_path):
+    p = _write(tmp_path, "sim: other\nexperiment: e\n")
+    r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", str(p)], capture_output=True,
+                       text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "'sim'" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,180 @@
+"""Seesaw (arXiv 2510.14717): the exact recursion against closed forms and Monte Carlo, the schedules
+against the paper's step counts, and toy-size runs of every experiment and figure. float64 throughout
+(tests/conftest.py turns it on)."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import sympy as sp
+
+from sims import cli, results
+from theory import seesaw as th
+
+
+def _full_recursion(h, sigma0, noise_var, lrs, bs):
+    """Dense second-moment recursion with E[Ĥ A Ĥ] = HAH + (HAH + tr(HA)H)/B (Gaussian inputs)."""
+    d = h.shape[0]
+    s, risks = sigma0.copy(), [0.5 * np.trace(h @ sigma0)]
+    for lr, b in zip(lrs, bs):
+        a = np.eye(d) - lr * h
+        s = a @ s @ a + lr**2 / b * (h @ s @ h + np.trace(h @ s) * h) + lr**2 * noise_var / b * h
+        risks.append(0.5 * np.trace(h @ s))
+    return np.asarray(risks)
+
+
+def test_diagonal_recursion_equals_dense_recursion_in_any_basis():
+    rng = np.random.default_rng(0)
+    d = 6
+    q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    lam = th.power_law_eigs(d)
+    h = q @ np.diag(lam) @ q.T
+    x = rng.normal(size=(d, d))
+    sigma0 = x @ x.T / d
+    lrs, bs = np.r_[np.full(20, 0.7), np.full(15, 0.3)], np.r_[np.full(20, 3.0), np.full(15, 2.5)]
+    dense = _full_recursion(h, sigma0, 0.4, lrs, bs)
+    diag = th.expected_risk(lam, np.diag(q.T @ sigma0 @ q), 0.4, lrs, bs)
+    np.testing.assert_allclose(diag, dense, rtol=1e-12)
+
+
+def test_one_dimensional_closed_form():
+    lam, lr, b, s2, m0, t = 0.8, 0.3, 4.0, 0.5, 2.0, 50
+    rho = 1 - 2 * lr * lam + lr**2 * lam**2 * (1 + 2 / b)
+    c = lr**2 * lam * s2 / b
+    m_t = rho**t * m0 + c * (1 - rho**t) / (1 - rho)
+    r = th.expected_risk([lam], m0, s2, np.full(t, lr), np.full(t, b))
+    assert r[-1] == pytest.approx(0.5 * lam * m_t, rel=1e-13)
+
+
+def test_nsgd_uses_the_exact_gradient_second_moment():
+    lam, m0, s2, b = th.power_law_eigs(16), 1.3, 0.7, 4.0
+    _, eff = th.expected_risk(lam, m0, s2, [0.05, 0.05], [b, b], normalized=True, return_lrs=True)
+    g2 = (1 + 1 / b) * np.sum(lam**2 * m0) + lam.sum() / b * (np.sum(lam * m0) + s2)
+    assert eff[0] == pytest.approx(0.05 / math.sqrt(g2), rel=1e-14)
+
+
+def test_monte_carlo_sgd_agrees_with_recursion_within_3_se():
+    lam = jnp.asarray(th.power_law_eigs(8))
+    lrs, bs = th.phase_schedule(0.5, 2, 1.0, 2.0, 256, 3)
+    exact = th.expected_risk(lam, 1.0, 1.0, lrs, bs)
+    from sims import runtime
+
+    mean, se = runtime.mean_over_seeds(lambda k: th.sgd_risk_path(k, lam, jnp.ones(8), 1.0, lrs, bs), 0, 512)
+    z = (mean - exact)[1:] / se[1:]
+    assert np.max(np.abs(z[-1])) < 3.0 and np.mean(np.abs(z)) < 2.0
+    assert se[-1] / mean[-1] < 0.1  # the check has power: 10% relative precision or better
+
+
+def test_phase_schedule_spends_equal_samples_per_phase():
+    lrs, bs = th.phase_schedule(0.5, 8, th.SQRT2, th.SQRT2, 4096, 4)
+    phase_lr = 0.5 * th.SQRT2 ** -np.arange(4)
+    starts = [int(np.argmax(np.isclose(lrs, v))) for v in phase_lr]
+    ends = starts[1:] + [lrs.size]
+    for a, b in zip(starts, ends):
+        assert bs[a:b].sum() == pytest.approx(4096, rel=1e-12)
+    l2, b2 = th.phase_schedule(1.0, 8, 2, 1, 64, 2)
+    np.testing.assert_array_equal(b2, 8.0)
+    np.testing.assert_array_equal(l2, np.r_[np.ones(8), np.full(8, 0.5)])
+    with pytest.raises(ValueError, match="exceeds"):
+        th.phase_schedule(1.0, 8, 1, 4, 64, 3)
+    with pytest.raises(ValueError):
+        th.phase_schedule(-1.0, 8, 1, 1, 64, 1)
+
+
+def test_paper_step_counts_and_scheduler_shape():
+    assert th.paper_step_counts(3.3e9, 1024, 256) == (12589, 7756)
+    assert th.paper_step_counts(3.3e9, 1024, 128) == (25178, 15524)
+    batches, mult = th.seesaw_batches(3.3e9, 1024, 256)
+    assert batches[0] == 256 and batches[-1] == math.floor(256 * 1.1**24 + 1e-9)
+    assert mult[-1] == pytest.approx(1.1**-12, rel=1e-12)
+    assert np.all(np.diff(batches) >= 0) and np.all(np.diff(mult) <= 0)
+    with pytest.raises(ValueError):
+        th.paper_step_counts(3.3e9, 1024, 256, gamma=1.0)
+
+
+def test_serial_step_limits_are_exact():
+    assert sp.simplify(th.serial_step_reduction_limit("quarter_cosine") - (1 - 2 / sp.pi)) == 0
+    assert th.serial_step_reduction_limit("half_cosine", sp.Rational(1, 10), sp.Rational(1, 10)) == \
+        sp.Rational(81, 200)
+    got = th.discrete_serial_step_reduction("half_cosine", 1.0001, final_lr_frac=0.1, warmup_frac=0.1)
+    assert got == pytest.approx(0.405, abs=1e-4)
+    with pytest.raises(ValueError):
+        th.serial_step_reduction_limit("triangle")
+
+
+def test_stability_radius_separates_stable_and_unstable_steps():
+    lam = th.power_law_eigs(32)
+    assert th.stability_radius(lam, 0.5, 8) < 1 < th.stability_radius(lam, 6.0, 8)
+
+
+def test_sgd_equivalence_line_within_five_percent_and_alpha_below_one_diverges():
+    ratios, _ = th.final_risk_ratio([(th.SQRT2, th.SQRT2), (1.0, 2.0)], (2.0, 1.0), eta0=0.5, n_phases=4,
+                                    normalized=False, samples_per_phase=2**12)
+    assert all(abs(r - 1) < 0.05 for r in ratios.values())
+    bad, _ = th.final_risk_ratio([(0.5, 2.0)], (2.0, 1.0), eta0=0.5, n_phases=6, normalized=False,
+                                 samples_per_phase=2**12)
+    assert not np.isfinite(bad[(0.5, 2.0)]) or bad[(0.5, 2.0)] > 1e3
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError):
+        th.expected_risk([1.0, -1.0], 1.0, 1.0, [0.1], [1.0])
+    with pytest.raises(ValueError):
+        th.expected_risk([1.0], 1.0, 1.0, [0.1, 0.1], [1.0])
+    with pytest.raises(ValueError, match="integer"):
+        th.sgd_risk_path(jax.random.key(0), jnp.ones(2), jnp.ones(2), 1.0, [0.1], [1.5])
+
+
+TOY = {
+    "seesaw_equivalence": "experiment: equivalence\nquick:\n  d: 4\n  samples_per_phase: 64\n  n_phases: 2\n"
+                          "  n_seeds: 8\n  curve_points: 10\n",
+    "seesaw_large_batch": "experiment: large_batch\nquick:\n  d: 8\n  batch_sizes: [4, 16]\n"
+                          "  total_samples: 4096\n",
+    "seesaw_lm": "experiment: lm\nquick:\n  n_chars: 20000\n  seq_len: 16\n  d_model: 8\n  n_heads: 2\n"
+                 "  n_layers: 1\n  batch_sizes: [4]\n  micro_batch: 4\n  total_tokens: 2048\n  n_seeds: 2\n"
+                 "  n_evals: 2\n  val_windows: 8\n  noise_scale_batches: 4\n  gamma: 2.0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOY))
+def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
+    from figures.__main__ import render
+
+    cfg = tmp_path / f"{name}.yaml"
+    cfg.write_text("sim: seesaw\nseed: 0\n" + TOY[name])
+    arrays, meta = cli.run_config(cfg, "quick", outdir=tmp_path / "results")
+    assert meta["name"] == name and meta["config_hash"] and meta["device_count"] >= 1
+    # No NaN outside Monte Carlo (which is NaN by design for real-valued batches); a diverging member may be inf.
+    assert not [k for k, v in arrays.items() if v.dtype.kind == "f" and "mc_" not in k and np.isnan(v).any()]
+    again, meta2 = cli.run_config(cfg, "quick", outdir=tmp_path / "results", quiet=True)
+    assert meta2["finished"] == meta["finished"]  # current result: loaded, not recomputed
+    paths = render(name, str(tmp_path / "results"), str(tmp_path / "out"))
+    assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_lm_schedules_use_equal_tokens_and_fewer_steps():
+    from sims.seesaw import LMParams, lm_schedule
+
+    p = LMParams(total_tokens=200_000, seq_len=32)
+    lr_c, b_c = lm_schedule(p, 8, "cosine")
+    lr_s, b_s = lm_schedule(p, 8, "seesaw")
+    tok_c, tok_s = b_c.sum() * 32, b_s.sum() * 32
+    assert tok_c >= p.total_tokens and tok_s >= p.total_tokens
+    assert abs(tok_s - tok_c) <= 32 * b_s.max()
+    assert 0.55 < b_s.size / b_c.size < 0.7
+    assert lr_s[-1] == pytest.approx(p.lr * 1.1**-12, rel=1e-9) and lr_c[-1] == pytest.approx(p.lr * 0.1, rel=0.01)
+
+
+def test_results_parts_resume_and_atomic_write(tmp_path):
+    calls = []
+    parts = results.Parts("x", "h" * 20, tmp_path)
+    a = parts.get("one", lambda: calls.append(1) or {"v": np.arange(3)})
+    again = results.Parts("x", "h" * 20, tmp_path).get("one", lambda: calls.append(2) or {"v": np.zeros(3)})
+    np.testing.assert_array_equal(a["v"], again["v"])
+    assert calls == [1]
+    results.save("r", {"a": np.ones(2)}, {"k": 1}, tmp_path)
+    assert not list(tmp_path.glob(".*.tmp"))
+    arrays, meta = results.load("r", tmp_path)
+    assert meta["k"] == 1 and arrays["a"].tolist() == [1.0, 1.0]
