@@ -91,10 +91,13 @@ def run_obstruction(p: ObstructionParams, ctx) -> dict:
         return {"loss": jnp.concatenate([L(t0)[None], ls]), "acc": acc[-1], "flips": jnp.sum(flips),
                 "drift": jnp.max(drift), "theta0": t0}
 
-    res = {}
-    for n_pos in range(l + 1):
-        res[n_pos] = ctx.parts.get(f"npos{n_pos}", lambda n_pos=n_pos: runtime.map_seeds(
-            one, ctx.config.seed, p.n_seeds, jnp.asarray(n_pos), mesh=ctx.mesh))
+    def all_classes(key):
+        # Every component class from the same key, one compiled function for all of them.
+        return jax.vmap(lambda k: one(key, k))(jnp.arange(l + 1))
+
+    out = ctx.parts.get("runs", lambda: runtime.map_seeds(all_classes, ctx.config.seed, p.n_seeds,
+                                                          mesh=ctx.mesh))
+    res = {k: {name: np.asarray(v)[:, k] for name, v in out.items()} for k in range(l + 1)}
     # The exact component count at one initial point (every c_k = -margin < 0): 2^l.
     th0 = R.theta_dict(G, res[0]["theta0"][0])
     ctx.summary["n_components"] = R.count_components(G, R.balance(G, th0))
