@@ -263,6 +263,16 @@ def _integer_weights(cex: list[Fraction]) -> list[int]:
     return [int(q * den) for q in cex]
 
 
+class _Terminal:
+    """A super-source/sink node for min-cut graphs, distinct from every node of a user's graph."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
 def _max_closure(G, info: DagInfo, w: dict, root, side: str) -> tuple[int, frozenset]:
     """Max of ``w(S)`` over sets ``S`` of hidden nodes with ``root in S`` and every other member having all
     its predecessors (``side='in'``) or successors (``side='out'``) in ``S``. Exact (integer min-cut).
@@ -273,22 +283,23 @@ def _max_closure(G, info: DagInfo, w: dict, root, side: str) -> tuple[int, froze
     total_pos = sum(w[v] for v in cand if w[v] > 0)
     if total_pos == 0:
         return w[root], frozenset([root])
+    src, snk = _Terminal("source"), _Terminal("sink")  # never equal to a user's node
     H = nx.DiGraph()
-    H.add_nodes_from(["_s", "_t"])
+    H.add_nodes_from([src, snk])
     cset = set(cand)
     for v in cand:
         forbidden = any(u != root and u not in cset for u in nbrs(v))
         if forbidden:
-            H.add_edge(v, "_t")  # no capacity attribute: infinite, v can never be in S
+            H.add_edge(v, snk)  # no capacity attribute: infinite, v can never be in S
         elif w[v] < 0:
-            H.add_edge(v, "_t", capacity=-w[v])
+            H.add_edge(v, snk, capacity=-w[v])
         if w[v] > 0:
-            H.add_edge("_s", v, capacity=w[v])
+            H.add_edge(src, v, capacity=w[v])
         for u in nbrs(v):
             if u != root and u in cset:
                 H.add_edge(v, u)  # v in S => u in S (infinite)
-    cut, (src_side, _) = nx.minimum_cut(H, "_s", "_t")
-    S = frozenset(v for v in src_side if v != "_s") | {root}
+    cut, (src_side, _) = nx.minimum_cut(H, src, snk)
+    S = frozenset(v for v in src_side if v is not src) | {root}
     return w[root] + total_pos - cut, S
 
 
