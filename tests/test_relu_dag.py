@@ -466,3 +466,18 @@ def test_conservation_toy(tmp_path):
     assert a["drift"].shape == (3, 2, 2) and a["gd_identity_err"].max() < 1e-12
     gd, rk, adam = (np.median(a["drift"][i], 1) for i in range(3))
     assert np.all(adam > gd) and np.all(gd > rk) and gd[0] > gd[1]
+
+
+def test_any_node_labels_and_extreme_c():
+    # Labels that a careless implementation might use internally, and integer labels.
+    G = nx.DiGraph([("_s", "_t"), ("_t", "y"), ("_s", "z"), ("z", "y")])
+    c = {"_t": 1.0, "z": -1.0}
+    assert R.forced_edges(G, c) == R.forced_edges_bruteforce(G, c) == {("_s", "_t"), ("z", "y")}
+    G = nx.DiGraph([(0, 2), (1, 2), (2, 3), (0, 3)])
+    assert R.count_components(G, {2: -1}) == 2 and R.count_components(G, {2: 1}) == 1
+    # Exact at the extremes of float64: sums of 1e300 and subnormals are decided exactly.
+    G = R.chain_graph(3)
+    for c in ({"h1": 1e300, "h2": -1e-300, "h3": 5e-324}, {"h1": -1e300, "h2": 1e300, "h3": -1e-300}):
+        assert R.forced_edges(G, c) == R.forced_edges_bruteforce(G, c)
+    assert R.forced_edges(G, {"h1": 1e300, "h2": -1e-300, "h3": 5e-324}) == {
+        ("x", "h1"), ("h2", "h3"), ("h3", "y")}
