@@ -140,15 +140,20 @@ def _coerce(value, tp, meta, path, key):
     return value
 
 
-def build(schema: type, mapping: dict, path: str | Path, prefix: str = "params"):
-    """Build the frozen dataclass ``schema`` from ``mapping``, strictly (see module docstring)."""
+def build(schema: type, mapping: dict, path: str | Path, prefix: str = "params",
+          origins: dict[str, str] | None = None):
+    """Build the frozen dataclass ``schema`` from ``mapping``, strictly (see module docstring).
+
+    ``origins`` maps a key to the section it was written in, so that errors name ``<section>.<key>``."""
+    origins = origins or {}
     if not isinstance(mapping, dict):
         raise ConfigError(path, prefix, "a mapping of parameters", mapping)
     hints = typing.get_type_hints(schema)
     fields = {f.name: f for f in dataclasses.fields(schema)}
     for k in mapping:
         if k not in fields:
-            raise ConfigError(path, f"{prefix}.{k}", "no such key (known: " + ", ".join(fields) + ")")
+            raise ConfigError(path, f"{origins.get(k, prefix)}.{k}",
+                              "no such key (known: " + ", ".join(fields) + ")")
     values = {}
     for name, f in fields.items():
         if name not in mapping:
@@ -156,7 +161,8 @@ def build(schema: type, mapping: dict, path: str | Path, prefix: str = "params")
                 raise ConfigError(path, f"{prefix}.{name}", f"a value ({_type_name(hints[name])})",
                                   "nothing")
             continue
-        values[name] = _coerce(mapping[name], hints[name], f.metadata, path, f"{prefix}.{name}")
+        values[name] = _coerce(mapping[name], hints[name], f.metadata, path,
+                               f"{origins.get(name, prefix)}.{name}")
     try:
         obj = schema(**values)
     except (ValueError, TypeError) as e:  # cross-field checks in __post_init__
@@ -224,10 +230,12 @@ def load(path: str | Path, scale: str, schemas: dict[str, type], sim: str | None
         raise ConfigError(path, "experiment", "one of " + ", ".join(sorted(schemas)), data["experiment"])
     seed = _coerce(data.get("seed", 0), int, {"ge": 0}, path, "seed")
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     for section in ("params", scale):
         sec = data.get(section) or {}
         if not isinstance(sec, dict):
             raise ConfigError(path, section, "a mapping of parameters", sec)
         merged.update(sec)
-    params = build(schemas[data["experiment"]], merged, path, prefix=scale)
+        origins.update({k: section for k in sec})
+    params = build(schemas[data["experiment"]], merged, path, prefix=scale, origins=origins)
     return RunConfig(str(path), Path(path).stem, data["sim"], data["experiment"], scale, seed, params)

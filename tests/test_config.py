@@ -48,6 +48,8 @@ def test_string_in_float_field_is_refused(tmp_path):
 
 @pytest.mark.parametrize("body, key", [
     ("quick:\n  stepz: 3\n", "quick.stepz"),
+    ("params:\n  stepz: 3\n", "params.stepz"),
+    ("params:\n  lr: 0\n", "params.lr"),
     ("quick:\n  steps: 2.5\n", "quick.steps"),
     ("quick:\n  steps: 0\n", "quick.steps"),
     ("quick:\n  steps: true\n", "quick.steps"),
