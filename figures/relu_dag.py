@@ -101,8 +101,9 @@ def plot_conservation(a: dict, meta: dict):
     ax.set_ylabel("max_t |c(t) - c(0)|")
     T = float(a["horizon"])
     err = float(a["gd_identity_err"].max())
-    ax.set_title(f"Balance drift up to time T = {T:g} on a random DAG\nGD: drift = sum eta^2 B~g^2 (to {err:.0e});"
-                 " RK4: integration error only (grad L jumps at ReLU kinks); Adam: not conserved", fontsize=8.5)
+    ax.set_title(f"Balance drift up to time T = {T:g} on a random DAG\n"
+                 f"GD: drift = sum eta^2 B~g^2 (to {err:.0e}); RK4: integration error only "
+                 "(grad L jumps at ReLU kinks); Adam: not conserved", fontsize=8.5)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -1,7 +1,6 @@
 """ReLU networks on DAGs (theory/relu_dag.py): exact worked examples, invariants, closed form against
 simulation, bad input. All in float64 (tests/conftest.py runs sims.runtime.setup())."""
 
-import itertools
 import time
 from fractions import Fraction
 
@@ -47,7 +46,8 @@ def test_only_bottleneck_edges_can_be_forced():
         G = R.random_dag(rng, 2, int(rng.integers(2, 10)), 2, 0.3)
         c = {v: float(rng.normal(scale=5)) for v in R.structure(G).hidden}
         for (a, b) in R.forced_edges(G, c):
-            assert (G.out_degree(b) > 0 and G.in_degree(b) == 1) or (G.in_degree(a) > 0 and G.out_degree(a) == 1)
+            in_bottleneck = G.out_degree(b) > 0 and G.in_degree(b) == 1
+            assert in_bottleneck or (G.in_degree(a) > 0 and G.out_degree(a) == 1)
 
 
 def test_certificates_are_exact_farkas_rays():
@@ -78,7 +78,8 @@ def test_boundary_c_exact_rational():
     G = R.chain_graph(2)
     assert R.forced_edges(G, {"h1": Fraction(-1, 3), "h2": Fraction(1, 3)}) == {("h1", "h2")}
     assert R.forced_edges(G, {"h1": -1 / 3, "h2": 1 / 3}) == {("h1", "h2")}
-    assert R.forced_edges(G, {"h1": -1 / 3, "h2": float(np.nextafter(1 / 3, 1))}) == {("x", "h1"), ("h1", "h2")}
+    up = float(np.nextafter(1 / 3, 1))
+    assert R.forced_edges(G, {"h1": -1 / 3, "h2": up}) == {("x", "h1"), ("h1", "h2")}
 
 
 def test_count_components_fast_at_20_hidden():
@@ -318,7 +319,8 @@ def test_disconnection_probability_closed_form_vs_monte_carlo():
     # l = 1 Kaiming: P(c < 0) = P(F_{d,1} < 1) (sigma_out^2 / (d sigma_in^2) = 1/l = 1).
     from scipy import stats
     assert R.disconnection_probability(4, 1, "kaiming") == pytest.approx(stats.f.cdf(1.0, 4, 1), rel=1e-12)
-    # d = 2, l = 1, Kaiming: |w|^2 ~ Exp(mean 2), a^2 ~ 2 chi2_1: P(|w|^2 < a^2) = 1 - E exp(-chi2_1) = 1 - 1/sqrt(3).
+    # d = 2, l = 1, Kaiming: |w|^2 ~ Exp(mean 2), a^2 ~ 2 chi2_1, so
+    # P(|w|^2 < a^2) = 1 - E exp(-chi2_1) = 1 - 1/sqrt(3).
     assert R.disconnection_probability(2, 1, "kaiming") == pytest.approx(1 - 3**-0.5, rel=1e-12)
 
 
@@ -401,7 +403,8 @@ def _ctx(tmp_path, experiment, params):
     from sims import cli, results, runtime
     from sims.config import RunConfig
 
-    cfg = RunConfig(str(tmp_path / "toy.yaml"), f"toy_{experiment}", "relu_dag", experiment, "quick", 0, params)
+    cfg = RunConfig(str(tmp_path / "toy.yaml"), f"toy_{experiment}", "relu_dag", experiment, "quick", 0,
+                    params)
     return cli.Context(cfg, runtime.make_mesh(), results.Parts(cfg.name, "0" * 16, tmp_path, True), {})
 
 

@@ -126,7 +126,9 @@ def incidence_matrix(G) -> tuple[np.ndarray, tuple, tuple]:
 
 
 def _real(x, what: str):
-    """A finite real number: ints and Fractions stay exact, floats stay floats. Raises TypeError/ValueError."""
+    """A finite real number: ints and Fractions stay exact, floats stay floats.
+
+    Raises TypeError (not a real number, or a bool) or ValueError (NaN or infinite), naming ``what``."""
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{what} must be a real number, got the bool {x!r}")
     if isinstance(x, numbers.Rational):
@@ -1074,9 +1076,10 @@ def _claim_conservation() -> ledger.Evidence:
                    "symbolic_patterns_zero": n_sym},
         tolerance="B~(theta*g) rel < 1e-12; RK4 drift < 1e-10; GD identity rel < 1e-12 (float64)",
         verdict=ledger.verdict(ok),
-        notes=f"{n_cases} random DAGs, each with one of ReLU/leaky ReLU x mse/bce/softmax/huber; flow on a random "
-              "DAG with 6 hidden nodes, h=5e-4, t<=2; GD with lr in {0.01..0.1}, weight decay in {0,0.3,1}; sympy: every activation pattern of 3 "
-              "random 2-3-1 DAGs, MSE, symbolic data.")
+        notes=f"{n_cases} random DAGs, each with one of ReLU/leaky ReLU x mse/bce/softmax/huber; flow on "
+              "a random DAG with 6 hidden nodes, h=5e-4, t<=2; GD with lr in {0.01..0.1}, weight decay in "
+              "{0,0.3,1}; sympy: every activation pattern of 3 random DAGs (2 in, 3 hidden, 1 out), MSE, "
+              "symbolic data.")
 
 
 @ledger.claim(
