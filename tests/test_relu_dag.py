@@ -484,3 +484,30 @@ def test_any_node_labels_and_extreme_c():
         assert R.forced_edges(G, c) == R.forced_edges_bruteforce(G, c)
     assert R.forced_edges(G, {"h1": 1e300, "h2": -1e-300, "h3": 5e-324}) == {
         ("x", "h1"), ("h2", "h3"), ("h3", "y")}
+
+
+def _dag_from_seed(seed):
+    rng = np.random.default_rng(seed)
+    G = R.random_dag(rng, int(rng.integers(1, 4)), int(rng.integers(1, 9)), int(rng.integers(1, 4)),
+                     float(rng.uniform(0.1, 0.6)))
+    c = {v: int(rng.integers(-3, 4)) for v in R.structure(G).hidden}
+    return G, c
+
+
+def test_property_closure_equals_bruteforce_and_reversal_symmetry():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(st.integers(0, 2**31 - 1), st.integers(1, 5))
+    def check(seed, scale):
+        G, c = _dag_from_seed(seed)
+        forced = R.forced_edges(G, c)
+        assert forced == R.forced_edges_bruteforce(G, c)
+        # Positive rescaling of c keeps the forced edges (the criterion only sees signs of c(S)).
+        assert R.forced_edges(G, {v: scale * x for v, x in c.items()}) == forced
+        # Reversing every edge swaps inputs and outputs and in- and out-weights, so c -> -c.
+        Gr = G.reverse(copy=True)
+        assert R.forced_edges(Gr, {v: -x for v, x in c.items()}) == {(b, a) for (a, b) in forced}
+
+    check()
