@@ -511,3 +511,19 @@ def test_property_closure_equals_bruteforce_and_reversal_symmetry():
         assert R.forced_edges(Gr, {v: -x for v, x in c.items()}) == {(b, a) for (a, b) in forced}
 
     check()
+
+
+def test_singular_existence_matches_bruteforce_over_zero_patterns():
+    rng = np.random.default_rng(21)
+    seen = set()
+    n = 0
+    while n < 15:
+        G = R.random_dag(rng, int(rng.integers(1, 3)), int(rng.integers(1, 5)), 2, 0.3)
+        if G.number_of_edges() > 8:
+            continue
+        n += 1
+        c = {v: int(rng.integers(-1, 2)) for v in R.structure(G).hidden}
+        brute = R.has_singular_points_bruteforce(G, c)
+        assert bool(R.singular_subnetworks(G, c)) == brute
+        seen.add(brute)
+    assert seen == {True, False}
