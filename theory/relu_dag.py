@@ -1062,7 +1062,7 @@ def _rand_problem(seed: int, n_in: int, n_hid: int, n_out: int, p: float, n_data
               "eta^2 B~ g^2.")
 def _claim_conservation() -> ledger.Evidence:
     worst_rel, n_cases = 0.0, 0
-    combos = [(sl, n) for sl in (0.0, 0.1) for n in ("mse", "bce", "softmax", "huber")]
+    combos = [(0.0, "mse"), (0.0, "bce"), (0.1, "softmax"), (0.1, "huber")]
     for seed, (slope, name) in enumerate(combos):
         G, info, theta, X, Y = _rand_problem(seed, 3, 3 + seed % 7, 2, 0.35)
         Yn = {"bce": (Y > 0).astype(float), "softmax": jax.nn.one_hot(jnp.argmax(Y, 1), Y.shape[1])}.get(
@@ -1107,7 +1107,7 @@ def _claim_conservation() -> ledger.Evidence:
                    "symbolic_patterns_zero": n_sym},
         tolerance="B~(theta*g) rel < 1e-12; RK4 drift < 1e-10; GD identity rel < 1e-12 (float64)",
         verdict=ledger.verdict(ok),
-        notes=f"{n_cases} random DAGs, each with one of ReLU/leaky ReLU x mse/bce/softmax/huber; flow on "
+        notes=f"{n_cases} random DAGs: ReLU with mse, bce; leaky ReLU (0.1) with softmax, huber; flow on "
               "a random DAG with 6 hidden nodes, h=5e-4, t<=2; GD with lr in {0.01..0.1}, weight decay in "
               "{0,0.3,1}; sympy: every activation pattern of 3 random DAGs (2 in, 3 hidden, 1 out), MSE, "
               "symbolic data.")
