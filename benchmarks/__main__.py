@@ -31,12 +31,16 @@ def main(argv=None) -> int:
             print(f"error: no benchmarks/{a.paper}.py; known: {', '.join(names)}", file=sys.stderr)
             return 2
         names = [a.paper]
-    print(f"{'benchmark':34s} {'case':28s} {'baseline':>22s} {'s':>9s} {'ours':>22s} {'s':>9s} "
-          f"{'ratio':>7s}  check")
+    cols = ("benchmark", "case", "baseline", "baseline_s", "ours", "ours_s", "ratio", "check")
+    rows = []
     for n in names:
         for r in importlib.import_module(f"benchmarks.{n}").run():
-            print(f"{r['benchmark']:34s} {r['case']:28s} {r['baseline']:>22s} {r['baseline_s']:9.4f} "
-                  f"{r['ours']:>22s} {r['ours_s']:9.4f} {r['ratio']:7.2f}  {r['check']}", flush=True)
+            rows.append({k: (f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k])) for k in cols})
+            print(f"  done: {r['benchmark']} / {r['case']}", file=sys.stderr, flush=True)
+    width = {k: max([len(k)] + [len(r[k]) for r in rows]) for k in cols}
+    print("  ".join(k.ljust(width[k]) for k in cols))
+    for r in rows:
+        print("  ".join(r[k].ljust(width[k]) for k in cols))
     return 0
 
 

@@ -63,8 +63,10 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
     eigs = th.power_law_eigs(p.d, p.exponent)
     e0 = np.ones(p.d)
     out: dict[str, np.ndarray] = {}
+    bar = runtime.progress(len(SGD_MEMBERS) + len(NSGD_MEMBERS), "equivalence", unit="schedule")
     for family, members, eta0 in (("sgd", SGD_MEMBERS, p.sgd_eta0), ("nsgd", NSGD_MEMBERS, p.nsgd_eta0)):
         for i, ab in enumerate(members):
+            bar.update(1)
             lrs, bs = th.phase_schedule(eta0, p.b0, ab[0], ab[1], p.samples_per_phase, p.n_phases)
             exact = th.expected_risk(eigs, e0**2, p.noise_var, lrs, bs, normalized=family == "nsgd")
             samples = np.r_[0.0, np.cumsum(bs)]
@@ -92,6 +94,7 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
             out[f"{tag}_exact_at_mc"] = exact[phase_end]
             out[f"{tag}_steps"] = np.asarray(lrs.size)
         out[f"{family}_count"] = np.asarray(len(members))
+    bar.close()
     z = [(out[f"{f}{i}_mc_mean"] - out[f"{f}{i}_exact_at_mc"]) / out[f"{f}{i}_mc_se"]
          for f, n in (("sgd", len(SGD_MEMBERS)), ("nsgd", len(NSGD_MEMBERS))) for i in range(n)]
     ctx.summary["max_abs_z_mc_vs_recursion"] = float(np.nanmax(np.abs(np.concatenate(z))))
@@ -147,9 +150,11 @@ def run_large_batch(p: LargeBatchParams, ctx: cli.Context) -> dict:
     shape = (len(p.noise_vars), len(p.batch_sizes))
     for name in ("cosine", "seesaw", "fixed_lr", "cosine_steps", "seesaw_steps", "b_noise"):
         out[name] = np.zeros(shape)
+    bar = runtime.progress(len(p.noise_vars) * len(p.batch_sizes), "large batch", unit="case")
     for i, s2 in enumerate(p.noise_vars):
         out["b_noise"][i, :] = th.noise_scale(eigs, np.ones(p.d), s2)
         for j, b0 in enumerate(p.batch_sizes):
+            bar.update(1)
             n = int(math.ceil(p.total_samples / b0))
             lr_c = p.eta0 * cosine_lrs(n, p.warmup_frac, p.final_lr_frac)
             out["cosine"][i, j] = th.expected_risk(eigs, 1.0, s2, lr_c, np.full(n, float(b0)),
@@ -160,6 +165,7 @@ def run_large_batch(p: LargeBatchParams, ctx: cli.Context) -> dict:
                 out[key][i, j] = th.expected_risk(eigs, 1.0, s2, p.eta0 * m, b, normalized=True)[-1]
                 out["seesaw_steps"][i, j] = b.size
             out["cosine_steps"][i, j] = n
+    bar.close()
     return out
 
 
