@@ -248,11 +248,11 @@ def discrete_serial_step_reduction(shape: str, gamma: float, *, final_lr_frac=0.
     """
     if gamma <= 1:
         raise ValueError(f"gamma must be > 1, got {gamma}")
-    u = sp.symbols("u")
+    if shape not in _SHAPES:
+        raise ValueError(f"shape must be one of {_SHAPES}, got {shape!r}")
+    # Inverse of the shape s(u) on [0, 1]: the sample fraction where the base lr reaches v.
     s_inv = {"quarter_cosine": lambda v: 2 / math.pi * math.acos(v),
-             "half_cosine": lambda v: math.acos(2 * v - 1) / math.pi}[shape] if shape in _SHAPES else None
-    if s_inv is None:
-        _shape_expr(shape, u)  # raises the ValueError
+             "half_cosine": lambda v: math.acos(2 * v - 1) / math.pi}[shape]
     floor = final_lr_frac if final_lr_frac > 0 else lr_cut
     k_max = int(math.log(floor) / math.log(1.0 / gamma) + 1e-12)
     points = [0.0]
