@@ -1,0 +1,342 @@
+"""Proofs by example for the neuromanifold paper (theory/neuromanifold.py, sims/neuromanifold.py).
+
+Exact values are from the brief (shared/papers/neuromanifold.md, section 3) and were re-derived here by
+independent routes (coefficient-space Jacobians with sympy, Groebner bases). Numerics run in float64.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import neuromanifold as nm
+
+G3 = [F(1, 3), F(2, 7), F(-5, 4), 1]
+X3X2 = [0, 0, 1, 1]
+
+
+# --------------------------------------------------------------------------- inputs and errors
+
+def test_activation_accepts_all_coefficient_types_exactly():
+    want = (F(0), F(1, 2), F(0), F(3))
+    assert nm.activation([0, F(1, 2), 0, 3, 0, 0]) == want
+    assert nm.activation([0, sp.Rational(1, 2), sp.Integer(0), sp.Integer(3)]) == want
+    assert nm.activation([0.0, 0.5, 0.0, 3.0]) == want
+    assert nm.activation(np.array([0, 0.5, 0, 3])) == want
+    # A float is converted exactly, never rounded to a nearby simple rational.
+    assert nm.activation([0.1])[0] == F(0.1) != F(1, 10)
+
+
+@pytest.mark.parametrize("bad, err", [
+    ([], ValueError), ([0, 0.0, F(0)], ValueError), (["1"], TypeError), ([1j], TypeError),
+    ([float("nan")], ValueError), ([sp.Symbol("c")], TypeError), ("x^2", TypeError), (3, TypeError),
+    ([None, 1], TypeError), ([True, 1], TypeError)])
+def test_bad_activation_is_a_clear_error(bad, err):
+    with pytest.raises(err, match="activation_coeffs"):
+        nm.activation(bad)
+    with pytest.raises(err):
+        nm.mlp_dimension((2, 2, 1), bad)
+
+
+@pytest.mark.parametrize("widths, err, match", [
+    ((2, 0, 1), ValueError, r"widths\[1\] must be >= 1"), ((3,), ValueError, "at least 2"),
+    ((2, 2.5, 1), TypeError, "integer"), ((2, -1, 1), ValueError, ">= 1"), ("221", TypeError, "widths")])
+def test_bad_widths(widths, err, match):
+    with pytest.raises(err, match=match):
+        nm.mlp_dimension(widths, X3X2)
+    with pytest.raises(err, match=match):
+        nm.expected_dimension("mlp", widths, X3X2)
+
+
+@pytest.mark.parametrize("k, s, err, match", [
+    ((3, 0), (2,), ValueError, r"filter_sizes\[1\] must be >= 1"), ((), (), ValueError, "at least 1"),
+    ((3, 2), (0,), ValueError, r"strides\[0\] must be >= 1"), ((3, 2), (2, 1, 1), ValueError, "1 \\(or 2\\)"),
+    ((3, 2, 2), (1,), ValueError, "strides must have 2"), ((3, 2), (1.5,), TypeError, "integer")])
+def test_bad_cnn(k, s, err, match):
+    with pytest.raises(err, match=match):
+        nm.cnn_dimension(k, s, [0, 1, 1])
+    with pytest.raises(err, match=match):
+        nm.expected_dimension("cnn", (k, s), [0, 1, 1])
+
+
+def test_strides_that_do_not_fit_the_input():
+    assert nm.check_cnn((3, 2), (2,), input_size=5) == ((3, 2), (2,))
+    with pytest.raises(ValueError, match="do not fit input_size=6"):
+        nm.check_cnn((3, 2), (2,), input_size=6)
+    with pytest.raises(ValueError, match="kind"):
+        nm.expected_dimension("rnn", (2, 2, 1), X3X2)
+
+
+def test_layer_sizes_and_last_stride_irrelevant():
+    assert nm.cnn_layer_sizes((3, 2), (2,)) == (5, 2, 1)
+    assert nm.cnn_layer_sizes((2, 2, 2), (2, 2)) == (8, 4, 2, 1)
+    assert nm.cnn_dimension((3, 2), (2, 7), [0, 1, 1]) == nm.cnn_dimension((3, 2), (2,), [0, 1, 1]) == 5
+
+
+# --------------------------------------------------------------------------- dimension: exact values
+
+BRIEF_MLP = [((2, 2, 1), X3X2, 6, 7), ((2, 2, 1), G3, 6, 10), ((2, 3, 1), G3, 9, 10), ((2, 3, 1), X3X2, 7, 7),
+             ((2, 2, 2), X3X2, 8, 14), ((3, 3, 1), X3X2, 12, 16), ((2, 2, 2, 1), X3X2, 10, 45),
+             ((2, 2, 1), [0, 0, 1, 0, 1], 6, 8), ((2, 2, 1), [0, 1, 1], 5, 5),
+             ((2, 2, 1), [F(1, 3), F(2, 7), 1], 5, 6), ((2, 2, 1), [0, 0, 1], 3, 3)]
+
+
+@pytest.mark.parametrize("widths, act, rank, ambient", BRIEF_MLP)
+def test_mlp_rank_brief_table(widths, act, rank, ambient):
+    assert nm.mlp_dimension(widths, act) == rank
+    assert nm.generic_rank("mlp", widths, act, field="QQ").rank == rank
+    assert nm.mlp_ambient_dimension(widths, act) == ambient
+
+
+@pytest.mark.parametrize("k, s, generic, monomial", [((2, 2), (1,), 4, 3), ((2, 2, 2), (1, 1), 6, 4),
+                                                     ((2, 2, 2), (2, 2), 6, 4), ((3, 3), (1,), 6, 5),
+                                                     ((3, 2), (2,), 5, 4)])
+def test_cnn_rank_brief_table(k, s, generic, monomial):
+    for act in ([0, 1, 1], [0, 0, 1, 1]):
+        assert nm.cnn_dimension(k, s, act) == generic == nm.expected_dimension("cnn", (k, s), act)
+    for act in ([0, 0, 1], [0, 0, 0, 1]):
+        assert nm.cnn_dimension(k, s, act) == monomial == nm.expected_dimension("cnn", (k, s), act)
+
+
+def test_coefficient_types_give_the_same_dimension():
+    forms = [[0, 0, 1, 1], [0.0, 0.0, 1.0, 1.0], [F(0), F(0), F(1), F(1)],
+             [sp.Integer(0), sp.Integer(0), sp.Rational(1), sp.Rational(1)]]
+    assert {nm.mlp_dimension((2, 3, 1), f) for f in forms} == {7}
+    g3_float = [0.25, 0.5, -1.25, 1.0]  # exactly representable
+    g3_frac = [F(1, 4), F(1, 2), F(-5, 4), 1]
+    g3_sym = [sp.Rational(1, 4), sp.Rational(1, 2), sp.Rational(-5, 4), 1]
+    assert nm.mlp_dimension((2, 3, 1), g3_float) == nm.mlp_dimension((2, 3, 1), g3_frac) \
+        == nm.mlp_dimension((2, 3, 1), g3_sym) == 9
+    assert nm.cnn_dimension((3, 2), (2,), [F(0), F(1, 3), sp.Rational(2, 5)]) == 5
+
+
+def test_expected_dimension_formula():
+    assert nm.expected_dimension("mlp", (3, 4, 2), G3) == 20                 # N
+    assert nm.expected_dimension("mlp", (3, 4, 2), [0, 0, 0, 1]) == min(20 - 4, 2 * 10)
+    assert nm.expected_dimension("mlp", (2, 3, 1), X3X2) == 7                # capped by dim V = 7
+    assert nm.expected_dimension("mlp", (4, 4, 4, 1), [0, 0, 0, 0, 1]) == 36 - 8
+    assert nm.expected_dimension("cnn", ((3, 3, 2), (1, 2)), [0, 1, 1]) == 8
+    assert nm.expected_dimension("cnn", ((3, 3, 2), (1, 2)), [0, 0, 0, 1]) == 6
+    # A tiny CNN whose monomial count (3: x0^2, x0 x1, x1^2 ... ) caps |k|.
+    assert nm.expected_dimension("cnn", ((2, 1, 1), (1, 1)), [0, 0, 1]) == min(4 - 2, 3)
+
+
+@pytest.mark.parametrize("widths, act", [((2, 2, 1), X3X2), ((2, 2, 2, 1), X3X2), ((3, 2, 1), G3),
+                                         ((1, 2, 2, 1), [0, 1, 0, 1]), ((2, 1, 2), [F(1, 2), 0, 0, 1])])
+def test_ambient_formula_matches_expansion(widths, act):
+    rng = random.Random(0)
+    params = [rng.choice([-1, 1]) * rng.randint(1, 10**6) for _ in range(nm.mlp_num_params(widths))]
+    keys, _, _ = nm.coefficient_map("mlp", widths, act, params=params)
+    assert len(keys) == nm.mlp_ambient_dimension(widths, act)
+
+
+@pytest.mark.parametrize("k, s, act", [((3, 2), (2,), [0, 1, 1]), ((2, 2, 2), (1, 1), [0, 0, 1, 1]),
+                                       ((2, 3), (3,), [F(1, 2), 1, 1])])
+def test_cnn_support_matches_expansion(k, s, act):
+    rng = random.Random(1)
+    # Large random integers: small ones can cancel a monomial by accident (seen with entries in 1..9).
+    params = [rng.choice([-1, 1]) * rng.randint(1, 10**6) for _ in range(sum(k))]
+    keys, _, _ = nm.coefficient_map("cnn", (k, s), act, params=params)
+    assert {m for _, m in keys} == nm.cnn_support(k, s, act)
+    assert nm.cnn_ambient_dimension(k, s, act) == len(keys)
+    assert nm.cnn_ambient_dimension(k, s, act, cap=3) is None
+
+
+@pytest.mark.parametrize("kind, shape, act", [("mlp", (2, 2, 1), X3X2), ("mlp", (2, 2, 1), [F(1, 3), F(2, 7), 1]),
+                                              ("mlp", (2, 2, 2), G3), ("cnn", ((3, 2), (2,)), [0, 1, 1]),
+                                              ("cnn", ((2, 2), (1,)), [0, 0, 1])])
+def test_coefficient_jacobian_rank_equals_evaluation_rank(kind, shape, act):
+    """Coefficient-space Jacobian (sympy DomainMatrix over QQ) against the evaluation Jacobian."""
+    rng = random.Random(2)
+    n = nm._shape_info(kind, shape)[1]
+    point = [rng.choice([-1, 1]) * rng.randint(1, 9) for _ in range(n)]
+    coef_rank = nm.coefficient_jacobian(kind, shape, act, point).rank()
+    _, X = nm.random_point(kind, shape, rng, "QQ", n_eval=n + 8)
+    J = nm.eval_jacobian(kind, shape, act, np.array(point, dtype=object), X, field="QQ")
+    assert coef_rank == nm.exact_rank(J, "QQ") == nm.exact_rank(
+        nm.eval_jacobian(kind, shape, act, np.array(point, dtype=object), X, field="modp"), "modp")
+    assert coef_rank == nm.generic_rank(kind, shape, act).rank
+
+
+def test_sympy_rank_trap_is_avoided():
+    """A float that is singular in exact arithmetic: exact_rank converts it exactly (Fraction(x))."""
+    a = np.array([[0.1, 0.2], [0.2, 0.4]])
+    assert nm.exact_rank(a, "QQ") == 1
+    assert nm.exact_rank(np.array([[1, 2], [3, 4]]), "modp") == 2
+
+
+def test_largest_gap_rank():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 5)) @ rng.normal(size=(5, 12))
+    assert nm.gap_rank(np.linalg.svd(A, compute_uv=False)) == 5
+    assert nm.gap_rank(np.linalg.svd(rng.normal(size=(30, 12)), compute_uv=False)) == 12
+    assert nm.gap_rank(np.zeros(4)) == 0
+
+
+def test_numeric_rank_agrees_with_exact_on_a_grid_sample():
+    archs = sorted(random.Random(3).sample(nm.mlp_grid(3, (2, 3)), 24)) + [(2, 2, 2, 1), (3, 2, 2, 2, 1)]
+    for act in (X3X2, G3, [0, 0, 0, 1], [F(1, 3), F(2, 7), 1]):
+        num = nm.mlp_numeric_ranks(archs, act, n_points=2, seed=1)
+        assert [r.rank for r in num] == [nm.mlp_dimension(w, act) for w in archs]
+    assert nm.numeric_rank("cnn", ((3, 2), (2,)), [0, 1, 1]).rank == 5
+    assert nm.numeric_rank("mlp", (2, 3, 1), X3X2).rank == 7
+
+
+def test_exact_rank_of_a_210_parameter_network_is_fast():
+    import time
+
+    t0 = time.perf_counter()
+    assert nm.mlp_dimension((10, 10, 10, 1), X3X2) == 210
+    assert time.perf_counter() - t0 < 10
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 3), min_size=3, max_size=4), st.sampled_from([X3X2, G3, [0, 0, 0, 1]]))
+def test_rank_bounded_by_parameters_and_ambient(widths, act):
+    r = nm.mlp_dimension(widths, act)
+    assert r <= min(nm.mlp_num_params(widths), nm.mlp_ambient_dimension(widths, act))
+    assert r == nm.generic_rank("mlp", widths, act, field="QQ", seed=5).rank
+
+
+# --------------------------------------------------------------------------- JAX functions
+
+def test_jax_networks_match_sympy():
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+    for kind, shape, act in (("mlp", (2, 3, 2), G3), ("cnn", ((3, 2), (2,)), [0, 1, 1])):
+        n, d0 = nm._shape_info(kind, shape)[1:]
+        theta = rng.integers(-3, 4, size=n)
+        X = rng.integers(-2, 3, size=(4, d0))
+        outs, xs, _ = nm.network_sympy(kind, shape, act, [int(t) for t in theta])
+        want = np.array([[float(o.subs(dict(zip(xs, map(int, x))))) for o in outs] for x in X])
+        got = np.asarray(nm.network_apply(kind, shape, act)(jnp.asarray(theta, float), jnp.asarray(X, float)))
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- fibers
+
+def test_fiber_of_221_is_the_swap():
+    W0 = [1, 2, -1, 3, 2, -3]
+    rep = nm.fiber("mlp", (2, 2, 1), X3X2, W0)
+    assert rep.zero_dimensional and rep.degree == 2
+    swaps = nm.mlp_symmetries((2, 2, 1), W0)
+    assert len(swaps) == 2 and all(nm.satisfies("mlp", (2, 2, 1), X3X2, s, W0) for s in swaps)
+    assert not nm.fiber("mlp", (2, 2, 1), [0, 0, 0, 1], W0).zero_dimensional
+
+
+def test_cnn_fiber_is_one_point():
+    assert nm.fiber("cnn", ((3, 2), (2,)), [0, 1, 1], [1, 2, -1, 3, 2]).degree == 1
+
+
+# --------------------------------------------------------------------------- singularities
+
+@pytest.mark.parametrize("widths, layer, dim, at_point", [((2, 2, 1), 1, 6, 4), ((2, 2, 2, 1), 1, 10, 6),
+                                                          ((2, 2, 2, 1), 2, 10, 8), ((2, 2, 2), 1, 8, 6)])
+def test_dead_neuron_certificate(widths, layer, dim, at_point):
+    c = nm.dead_neuron_certificate(widths, X3X2, layer)
+    assert (c.dim, c.rank_at_point) == (dim, at_point)
+    assert c.singular and c.stacked_rank > dim
+
+
+def test_dead_neuron_certificate_errors():
+    with pytest.raises(ValueError, match="hidden layer"):
+        nm.dead_neuron_certificate((2, 2, 1), X3X2, 2)
+    with pytest.raises(ValueError, match="neuron"):
+        nm.dead_neuron_certificate((2, 2, 1), X3X2, 1, neuron=2)
+
+
+def test_implicit_cubic_and_its_gradient():
+    grads, ps, F_phi = nm.cubic_gradient_on_manifold()
+    assert F_phi == 0
+    W0 = dict(zip(ps, [1, 2, -1, 3, 2, -3]))
+    # Independent route: expand f directly and differentiate F.
+    x, y = sp.symbols("x y")
+    f = sp.expand(2 * ((x + 2 * y) ** 3 + (x + 2 * y) ** 2) - 3 * ((-x + 3 * y) ** 3 + (-x + 3 * y) ** 2))
+    P = sp.Poly(f, x, y)
+    Fc, m = nm.implicit_cubic_221()
+    vals = [P.coeff_monomial(x**i * y**j) for i, j in [(3, 0), (2, 1), (1, 2), (0, 3), (2, 0), (1, 1), (0, 2)]]
+    direct = [sp.diff(Fc, s).subs(dict(zip(m, vals))) for s in m]
+    assert [g.subs(W0) for g in grads] == direct == [3240, 1980, -540, -1080, -16200, 1350, 2700]
+    # Subnetwork parameters: a dead out-weight, a dead in-weight, parallel neurons.
+    for sub in ({ps[5]: 0}, {ps[2]: 0, ps[3]: 0}, {ps[2]: 2 * ps[0], ps[3]: 2 * ps[1]}):
+        assert all(sp.expand(g.subs(sub)) == 0 for g in grads)
+
+
+def test_cnn_node_pair_brief_example():
+    a, b = nm.cnn_node_pair((3, 2), (2,), 1)
+    assert [int(v != 0) for v in a] == [0, 0, 1, 1, 0] and [int(v != 0) for v in b] == [1, 0, 0, 0, 1]
+    c = nm.cnn_node_certificate((3, 2), (2,), [0, 1, 1])
+    assert (c.dim, c.rank_a, c.rank_b, c.joint_rank) == (5, 5, 5, 8)
+    assert c.same_function and c.distinct_params
+    with pytest.raises(ValueError, match="do not fit"):
+        nm.cnn_node_pair((2, 2), (2,), 1)
+
+
+# --------------------------------------------------------------------------- sims at toy size
+
+class _Ctx:
+    def __init__(self, tmp_path, seed=0):
+        from sims import results, runtime
+
+        class Cfg:
+            pass
+
+        self.config = Cfg()
+        self.config.seed = seed
+        self.mesh = runtime.make_mesh()
+        self.parts = results.Parts("toy", "0" * 16, tmp_path, True)
+        self.summary = {}
+
+
+def test_dimensions_experiment_toy(tmp_path):
+    from sims import neuromanifold as sim
+
+    p = sim.DimensionsParams(max_width=2, depths=(2, 3), activations=("x3+x2", "monomial x3"), n_points=2)
+    out = sim.run_dimensions(p, _Ctx(tmp_path))
+    assert out["exact_rank"].shape == (2, 8 + 16)
+    np.testing.assert_array_equal(out["exact_rank"], out["numeric_rank"])
+    assert np.all(out["exact_rank"] <= np.minimum(out["n_params"][None], out["ambient"]))
+    i = [tuple(w[:3]) for w in out["widths"]].index((2, 2, 1))
+    assert out["exact_rank"][0, i] == 6 and out["exact_rank"][1, i] == 4
+    with pytest.raises(ValueError, match="unknown activations"):
+        sim.DimensionsParams(activations=("relu",))
+
+
+def test_exposure_experiment_toy(tmp_path):
+    from sims import neuromanifold as sim
+
+    p = sim.ExposureParams(n_targets=6, mlp_restarts=4, mlp_steps=200, cnn_restarts=2, cnn_steps=60)
+    out = sim.run_exposure(p, _Ctx(tmp_path))
+    assert out["mlp_critical"].shape == (6,) and out["cnn_pruned_grad"].shape == (6, 4)
+    # P(no critical subnetwork among 6 targets) ~ 0.1^6 at the measured rate 0.9.
+    assert out["mlp_critical"].sum() >= 1
+    assert np.all(out["mlp_full_grad"][out["mlp_critical"]] < p.tol)
+    assert not out["cnn_critical"].any()
+
+
+def test_sparsity_experiment_toy(tmp_path):
+    from sims import neuromanifold as sim
+
+    p = sim.SparsityParams(n_runs=8, n_steps=50, thresholds=(0.1, 0.01))
+    out = sim.run_sparsity(p, _Ctx(tmp_path))
+    for k in ("mlp", "cnn"):
+        d = out[f"{k}_distance"]
+        assert d.shape == (8,) and np.all((d >= 0) & (d <= 1))
+        assert out[f"{k}_share"].shape == (2,) and out[f"{k}_share"][0] >= out[f"{k}_share"][1]
+
+
+def test_subnetwork_distance_zero_at_subnetworks():
+    import jax.numpy as jnp
+
+    assert float(nm.subnetwork_distance("mlp", (2, 2, 1), jnp.array([1., 2, 3, 4, 5, 0]))) == 0
+    assert float(nm.subnetwork_distance("cnn", ((3, 2), (2,)), jnp.array([0., 2, 3, 4, 5]))) == 0
+    assert float(nm.subnetwork_distance("cnn", ((3, 2), (2,)), jnp.array([1., 0, 3, 4, 5]))) > 0
+    assert math.isclose(float(nm.subnetwork_distance("mlp", (2, 2, 1), jnp.array([1., 0, 1, 0, 1, 1]))), 0.5)
