@@ -29,6 +29,7 @@ generic rank, so the maximum over a few points is taken.
 from __future__ import annotations
 
 import fractions
+import functools
 import itertools
 import math
 import numbers
@@ -819,10 +820,10 @@ def numeric_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs, n_p
     return NumericRankReport(max(ranks), tuple(ranks), tuple(gaps))
 
 
-def _masked_mlp_jacobians(depth: int, width: int, cs: tuple[float, ...], thetas, Xs, pmask, hmask):
-    """Jacobians of padded MLPs (all widths ``width``) with masked neurons, vmapped over a batch."""
+@functools.lru_cache(maxsize=64)
+def _masked_mlp_jacobian_fn(depth: int, width: int, cs: tuple[float, ...]):
+    """Compiled, vmapped Jacobian of padded MLPs (all widths ``width``) with masked neurons."""
     import jax
-    import jax.numpy as jnp
 
     full = (width,) * (depth + 1)
 
@@ -835,12 +836,15 @@ def _masked_mlp_jacobians(depth: int, width: int, cs: tuple[float, ...], thetas,
                 h = _jsigma(cs, h) * hm[l + 1]
         return h.T.reshape(-1)  # rows: output-major, then points
 
-    jac = jax.jacfwd(f, holomorphic=bool(jnp.iscomplexobj(thetas)))
-    return jax.jit(jax.vmap(jac))(thetas, Xs, pmask, hmask)
+    return jax.jit(jax.vmap(jax.jacfwd(f)))
+
+
+def _masked_mlp_jacobians(depth: int, width: int, cs: tuple[float, ...], thetas, Xs, pmask, hmask):
+    return _masked_mlp_jacobian_fn(depth, width, cs)(thetas, Xs, pmask, hmask)
 
 
 def mlp_numeric_ranks(widths_list: Sequence[Sequence[int]], activation_coeffs, n_points: int = 3,
-                      seed: int = 0, points: str = "real") -> list[NumericRankReport]:
+                      seed: int = 0) -> list[NumericRankReport]:
     """:func:`numeric_rank` for many MLPs at once: each depth is padded to width ``max d`` with masked
     neurons (a masked neuron outputs 0 and its weights get no gradient), so one compiled, vmapped
     Jacobian serves every architecture of that depth. Masked rows/columns are dropped before the SVD.
@@ -871,13 +875,8 @@ def mlp_numeric_ranks(widths_list: Sequence[Sequence[int]], activation_coeffs, n
         ranks = {i: [] for i in idx}
         gaps = {i: [] for i in idx}
         for _ in range(max(1, n_points)):
-            if points == "real":
-                thetas = rng.normal(size=(len(idx), n_full))
-                Xs = rng.uniform(-1, 1, size=(len(idx), m, width))
-            else:
-                thetas = np.exp(2j * np.pi * rng.uniform(size=(len(idx), n_full))) * (
-                    1 + 0 * rng.uniform(size=(len(idx), n_full)))
-                Xs = np.exp(2j * np.pi * rng.uniform(size=(len(idx), m, width)))
+            thetas = rng.normal(size=(len(idx), n_full))
+            Xs = rng.uniform(-1, 1, size=(len(idx), m, width))
             J = np.asarray(_masked_mlp_jacobians(depth, width, cs, jnp.asarray(thetas), jnp.asarray(Xs),
                                                  jnp.asarray(pm), jnp.asarray(hm)))
             for b, i in enumerate(idx):
