@@ -14,7 +14,6 @@ import multiprocessing as mp
 import random
 import time
 
-import numpy as np
 
 from theory import neuromanifold as nm
 
