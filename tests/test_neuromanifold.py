@@ -70,6 +70,9 @@ def test_strides_that_do_not_fit_the_input():
     assert nm.check_cnn((3, 2), (2,), input_size=5) == ((3, 2), (2,))
     with pytest.raises(ValueError, match="do not fit input_size=6"):
         nm.check_cnn((3, 2), (2,), input_size=6)
+    with pytest.raises(ValueError, match="strides do not fit the input"):
+        nm.cnn_dimension((2, 2), (3,), [0, 1, 1])
+    assert nm.cnn_dimension((2, 2), (2,), [0, 1, 1]) == 4
     with pytest.raises(ValueError, match="kind"):
         nm.expected_dimension("rnn", (2, 2, 1), X3X2)
 
@@ -138,7 +141,7 @@ def test_ambient_formula_matches_expansion(widths, act):
 
 
 @pytest.mark.parametrize("k, s, act", [((3, 2), (2,), [0, 1, 1]), ((2, 2, 2), (1, 1), [0, 0, 1, 1]),
-                                       ((2, 3), (3,), [F(1, 2), 1, 1])])
+                                       ((3, 3), (3,), [F(1, 2), 1, 1])])
 def test_cnn_support_matches_expansion(k, s, act):
     rng = random.Random(1)
     # Large random integers: small ones can cancel a monomial by accident (seen with entries in 1..9).
