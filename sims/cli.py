@@ -73,7 +73,8 @@ def code_files(sim: str) -> list[Path]:
 def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
                outdir: str | Path = "results", n_devices: int | None = None, quiet: bool = False
                ) -> tuple[dict, dict]:
-    """Run (or load, when current) the experiment of one config. Returns ``(arrays, meta)``.
+    """Run (or load, when current) the experiment of one config. Returns ``(arrays, meta)``; a loaded
+    result's ``meta`` has ``"skipped": True``.
 
     Raises:
       ConfigError: the config does not match its schema.
@@ -87,7 +88,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         if not quiet:
             print(f"{cfg.name}: up to date (config {chash[:12]}), skipped; --force reruns it",
                   file=sys.stderr)
-        return results.load(cfg.name, outdir)
+        arrays, meta = results.load(cfg.name, outdir)
+        return arrays, {**meta, "skipped": True}
     mesh = runtime.make_mesh(n_devices)
     ctx = Context(cfg, mesh, results.Parts(cfg.name, chash + code, outdir, runtime.is_writer()), {})
     t0 = time.time()
@@ -108,7 +110,10 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
 
 def main(module_name: str, argv: list[str] | None = None) -> int:
     """Command line of ``python -m sims.<paper>``; returns the exit status (2 for a bad config)."""
-    sim = module_name.rsplit(".", 1)[-1] if module_name != "__main__" else None
+    if module_name == "__main__":  # run as `python -m sims.<paper>`: the real name is in __spec__
+        spec = getattr(sys.modules["__main__"], "__spec__", None)
+        module_name = spec.name if spec is not None else "__main__"
+    sim = module_name.rsplit(".", 1)[-1] if module_name.startswith("sims.") else None
     parser = argparse.ArgumentParser(prog=f"python -m sims.{sim}",
                                      description="Run one simulation from its paper config.")
     parser.add_argument("--config", required=True, help="paper_configs/<name>.yaml")
@@ -129,7 +134,7 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if runtime.is_writer():
+    if runtime.is_writer() and not meta.get("skipped"):
         print(f"{meta['name']}: wrote {args.out}/{meta['name']}.npz and .json "
               f"({meta['wall_time_s']:.1f} s, {meta['device_count']} devices)", file=sys.stderr)
     return 0

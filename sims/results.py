@@ -24,6 +24,8 @@ import numpy as np
 PACKAGES = ("jax", "jaxlib", "flax", "optax", "numpy", "scipy", "sympy", "networkx", "python-flint",
             "scikit-learn", "matplotlib")
 REPO = Path(__file__).resolve().parent.parent
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
@@ -32,6 +34,7 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are meant to be shared
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

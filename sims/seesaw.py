@@ -405,8 +405,8 @@ def run_lm(p: LMParams, ctx: cli.Context) -> dict:
                               lambda b0=b0, kind=kind: train_lm(p, b0, kind, ctx.config.seed, ctx.mesh, data))
             for k, v in r.items():
                 out[f"b{b0}_{kind}_{k}"] = v
-    ctx.summary["noise_scale_end_of_cosine"] = {
-        int(b0): float(np.mean(out[f"b{b0}_cosine_noise_scale"][:, -1])) for b0 in p.batch_sizes
+    ctx.summary["noise_scale_cosine_mid_and_end_mean"] = {
+        int(b0): float(np.mean(out[f"b{b0}_cosine_noise_scale"])) for b0 in p.batch_sizes
         if "cosine" in p.schedules}
     return out
 

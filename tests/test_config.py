@@ -87,7 +87,8 @@ def test_every_paper_config_loads_at_both_scales(cfg):
     for scale in ("quick", "paper"):
         rc, mod = cli.load_config(cfg, scale)
         assert rc.name == cfg.stem and rc.experiment in mod.EXPERIMENTS
-    header = cfg.read_text().splitlines()[:8]
+    lines = cfg.read_text().splitlines()
+    header = lines[:next(i for i, ln in enumerate(lines) if not ln.startswith("#"))]
     assert any("python -m sims." in line for line in header), "header must give the command"
     assert any("Expected time" in line for line in header), "header must give the expected time"
 
@@ -107,3 +108,19 @@ def test_cli_refuses_config_of_another_sim(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", str(p)], capture_output=True,
                        text=True, cwd=REPO, timeout=120)
     assert r.returncode == 2 and "'sim'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_refuses_another_papers_config_and_reports_skips(tmp_path):
+    other = REPO / "paper_configs" / "relu_dag_conservation.yaml"
+    r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", str(other)], capture_output=True,
+                       text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "'sim'" in r.stderr and "sims.seesaw" in r.stderr
+    cfg = tmp_path / "seesaw_large_batch.yaml"
+    cfg.write_text((REPO / "paper_configs" / "seesaw_large_batch.yaml").read_text()
+                   .replace("d: 64", "d: 4").replace("batch_sizes: [4, 16, 64, 256]", "batch_sizes: [4]")
+                   .replace("total_samples: 2097152", "total_samples: 1024"))
+    cmd = [sys.executable, "-m", "sims.seesaw", "--config", str(cfg), "--out", str(tmp_path / "r")]
+    first = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=300)
+    second = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert first.returncode == second.returncode == 0, first.stderr
+    assert "wrote" in first.stderr and "up to date" in second.stderr and "wrote" not in second.stderr

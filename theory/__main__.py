@@ -12,19 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from pathlib import Path
-
-
-def _write_atomic(path: str, text: str) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, p)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,12 +56,13 @@ def main(argv: list[str] | None = None) -> int:
 
     outcomes = ledger.run(claims, on_done=show)
     bad = [o.claim.id for o in outcomes if not o.as_expected]
-    print(f"\n{len(outcomes) - len(bad)} of {len(outcomes)} claims gave their expected verdict"
-          + (f"; unexpected: {', '.join(bad)}" if bad else ""))
+    print("\n" + ledger.summary(outcomes))
+    from sims.results import write_atomic
+
     if args.json:
-        _write_atomic(args.json, json.dumps([o.to_dict() for o in outcomes], indent=2))
+        write_atomic(args.json, json.dumps([o.to_dict() for o in outcomes], indent=2).encode())
     if args.markdown:
-        _write_atomic(args.markdown, ledger.to_markdown(outcomes) + "\n")
+        write_atomic(args.markdown, (ledger.to_markdown(outcomes) + "\n").encode())
     return 0 if not bad else 1
 
 

@@ -210,9 +210,23 @@ def fmt(x: Any) -> str:
     return str(x)
 
 
+def summary(outcomes: list[Outcome]) -> str:
+    """One line: how many claims gave their expected verdict, and which did not."""
+    bad = [o.claim.id for o in outcomes if not o.as_expected]
+    counts = {v: sum(o.verdict == v for o in outcomes) for v in VERDICTS + ("error",)}
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    return (f"{len(outcomes) - len(bad)} of {len(outcomes)} claims gave their expected verdict ({tally})"
+            + (f"; unexpected: {', '.join(bad)}" if bad else ""))
+
+
+def _cell(x: str) -> str:
+    """A markdown table cell: pipes escaped, one line."""
+    return x.replace("|", "\\|").replace("\n", " ")
+
+
 def to_markdown(outcomes: list[Outcome]) -> str:
-    """The ledger as a markdown report: a summary table, then each claim's evidence."""
-    lines = ["# Claims ledger", "",
+    """The ledger as a markdown report: a summary line and table, then each claim's evidence."""
+    lines = ["# Claims ledger", "", summary(outcomes), "",
              "| claim | verdict | expected | measured | predicted | tolerance | s |",
              "|---|---|---|---|---|---|---|"]
     for o in outcomes:
@@ -220,8 +234,8 @@ def to_markdown(outcomes: list[Outcome]) -> str:
         m = fmt(ev.measured) if ev else o.error.strip().splitlines()[-1][:80]
         p = fmt(ev.predicted) if ev else ""
         t = ev.tolerance if ev else ""
-        lines.append(f"| `{o.claim.id}` | {o.verdict} | {o.claim.expected} | {m} | {p} | {t} | "
-                     f"{o.seconds:.1f} |".replace("\n", " "))
+        cells = [f"`{o.claim.id}`", o.verdict, o.claim.expected, m, p, t, f"{o.seconds:.1f}"]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines.append("")
     for o in outcomes:
         c, ev = o.claim, o.evidence

@@ -355,7 +355,7 @@ def _check_sgd_equivalence() -> ledger.Evidence:
         measured={"final_risk_ratio": {_name(k): v for k, v in ratios.items()}, "spread": spread,
                   "steps": {_name(k): v for k, v in steps.items()},
                   "mc_vs_recursion_max_z": mc["max_abs_z"]},
-        predicted={"spread": "O(1) constant factor; a few percent", "mc_vs_recursion_max_z": "<= 3"},
+        predicted={"spread": "<= 5% (equal up to constant factors)", "mc_vs_recursion_max_z": "<= 3"},
         tolerance="spread <= 5% (Theorem 1 holds up to constants); MC within 3 SE of the exact recursion",
         verdict=ledger.verdict(ok),
         stderr={"mc_rel_se": mc["rel_se"]},
@@ -545,6 +545,11 @@ def lm_comparison(arrays) -> dict:
                          "per_seed": vl.tolist()}
         if "cosine" in row:
             row["noise_scale"] = float(np.mean(arrays[f"b{b0}_cosine_noise_scale"]))
+            for kind in ("seesaw", "fixed_lr"):  # paired over seeds: same init, same seed
+                if kind in row:
+                    rel = (arrays[f"b{b0}_{kind}_val_loss"][:, -1] / arrays[f"b{b0}_cosine_val_loss"][:, -1]) - 1
+                    row[kind]["paired_rel_diff"] = float(rel.mean())
+                    row[kind]["paired_rel_se"] = float(rel.std(ddof=1) / np.sqrt(rel.size)) if rel.size > 1 else 0.0
         out[int(b0)] = row
     return out
 
@@ -553,38 +558,48 @@ def lm_comparison(arrays) -> dict:
               statement="A small transformer LM trained with AdamW: cosine vs Seesaw at equal tokens reach final "
                         "validation losses within 1% at batch sizes below the measured noise scale, with about "
                         "0.6x the serial steps; a batch ramp at constant lr is worse.",
-              expected="fails",
-              why="at quick CPU scale (about 5 tokens per parameter, loss still falling steeply), with the "
-                  "best cosine lr of a 3e-3/1e-2/3e-2 sweep, Seesaw trails cosine by about 1% (0.9% at "
-                  "B0=8, 1.2% at B0=32 when this was written) and the fixed-lr ramp is not clearly worse "
-                  "than Seesaw (better at B0=32); the step ratio (0.63) holds. At lr=3e-2 (B0=8) all three "
-                  "parts held (+0.2%, ramp 0.7% worse). The paper trains at about 20 tokens per parameter.")
+              expected="inconclusive",
+              why="at quick CPU scale (2 seeds, about 5 tokens per parameter, loss still falling steeply), with "
+                  "the best cosine lr of a 3e-3/1e-2/3e-2 sweep, Seesaw trails cosine by about 1% (0.9 +- 0.2% "
+                  "at B0=8, 1.2 +- 0.5% at B0=32, seed-paired, when this was written): too close to the 1% "
+                  "bound to decide, and the fixed-lr ramp is not resolvably worse than Seesaw; the step ratio "
+                  "(0.63) holds. At lr=3e-2 (B0=8) all three parts held (+0.2%, ramp 0.7% worse). The paper "
+                  "trains at about 20 tokens per parameter, which the quick scale cannot afford.")
 def _check_adam_lm_match() -> ledger.Evidence:
     from sims import cli
 
     arrays, meta = cli.run_config(LM_CONFIG, "quick", quiet=True)
     cmp = lm_comparison(arrays)
-    rows, ok, below = {}, True, 0
+    rows, parts = {}, []
     for b0, r in cmp.items():
         if r["noise_scale"] <= b0:
             rows[b0] = {"noise_scale": r["noise_scale"], "note": "above the noise scale: not tested"}
             continue
-        below += 1
-        rel = r["seesaw"]["loss"] / r["cosine"]["loss"] - 1
+        rel, se = r["seesaw"]["paired_rel_diff"], r["seesaw"]["paired_rel_se"]
         step_ratio = r["seesaw"]["steps"] / r["cosine"]["steps"]
-        fixed_gap = r["fixed_lr"]["loss"] - r["seesaw"]["loss"] if "fixed_lr" in r else float("nan")
-        ok &= abs(rel) <= 0.01 and 0.55 <= step_ratio <= 0.7 and fixed_gap > 0
+        # Fixed-lr ramp minus Seesaw, seed-paired, relative to cosine's loss.
+        gap = r["fixed_lr"]["paired_rel_diff"] - rel if "fixed_lr" in r else float("nan")
+        gap_se = math.hypot(r["fixed_lr"]["paired_rel_se"], se) if "fixed_lr" in r else float("nan")
+        # Each comparison is decided when it is 2 paired SE from its threshold, else inconclusive.
+        for value, bound, err in ((0.01 - abs(rel), 0.0, se), (gap, 0.0, gap_se)):
+            parts.append("holds" if value - 2 * err > bound else "fails" if value + 2 * err < bound
+                         else "inconclusive")
+        parts.append(ledger.verdict(0.55 <= step_ratio <= 0.7))
         rows[b0] = {"noise_scale": r["noise_scale"], "cosine_loss": r["cosine"]["loss"],
-                    "seesaw_loss": r["seesaw"]["loss"], "rel_diff": rel, "step_ratio": step_ratio,
-                    "fixed_lr_loss": r.get("fixed_lr", {}).get("loss", float("nan"))}
-    ok &= below > 0
+                    "seesaw_loss": r["seesaw"]["loss"], "rel_diff": rel, "rel_diff_paired_se": se,
+                    "step_ratio": step_ratio, "fixed_lr_loss": r.get("fixed_lr", {}).get("loss", float("nan")),
+                    "fixed_minus_seesaw_rel": gap, "fixed_minus_seesaw_se": gap_se}
+    verdict = ("fails" if not parts or "fails" in parts else "inconclusive" if "inconclusive" in parts
+               else "holds")
     return ledger.Evidence(
         measured={f"B0={b}": v for b, v in rows.items()},
         predicted={"rel_diff": "|.| <= 1%", "step_ratio": "~0.6 (paper 0.62)", "fixed_lr_loss": "> seesaw"},
-        tolerance="|seesaw/cosine - 1| <= 1%, step ratio in [0.55, 0.7], fixed-lr ramp worse than Seesaw, "
-                  "for every B0 below the measured noise scale",
-        verdict=ledger.verdict(ok),
+        tolerance="|seesaw/cosine - 1| <= 1% and fixed-lr ramp worse than Seesaw, each decided at 2 seed-paired "
+                  "SE (else inconclusive); step ratio in [0.55, 0.7]; every B0 below the measured noise scale",
+        verdict=verdict,
         stderr={f"B0={b}": {k: r[k]["loss_se"] for k in r if isinstance(r[k], dict)} for b, r in cmp.items()},
+        # rel_diff is the seed-paired mean of seesaw/cosine - 1; its SE is the paired one, much smaller than
+        # the unpaired loss SEs because both schedules share the initialisation.
         notes=f"{LM_CONFIG} at quick scale ({meta['config']['n_seeds']} seeds, "
               f"{meta['config']['total_tokens']} tokens, d_model {meta['config']['d_model']}); noise scale "
               "= McCandlish B_simple in sequences, mean over seeds at mid and end of the cosine run.")
