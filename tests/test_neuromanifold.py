@@ -343,3 +343,13 @@ def test_subnetwork_distance_zero_at_subnetworks():
     assert float(nm.subnetwork_distance("cnn", ((3, 2), (2,)), jnp.array([0., 2, 3, 4, 5]))) == 0
     assert float(nm.subnetwork_distance("cnn", ((3, 2), (2,)), jnp.array([1., 0, 3, 4, 5]))) > 0
     assert math.isclose(float(nm.subnetwork_distance("mlp", (2, 2, 1), jnp.array([1., 0, 1, 0, 1, 1]))), 0.5)
+
+
+@pytest.mark.slow
+def test_exact_and_numeric_ranks_agree_on_the_quick_grid():
+    """All 351 MLPs with widths 1..3 and depths 2-4, four activations: float64 gap rank == F_p rank."""
+    archs = nm.mlp_grid(3)
+    for name in ("x3+x2", "generic cubic", "monomial x3", "quadratic"):
+        cs = nm.ACTIVATIONS[name]
+        num = nm.mlp_numeric_ranks(archs, cs, n_points=3, seed=0)
+        assert [r.rank for r in num] == [nm.mlp_dimension(w, cs) for w in archs], name
