@@ -208,8 +208,13 @@ def read_yaml(path: str | Path) -> dict:
     return data
 
 
-def load(path: str | Path, scale: str, schemas: dict[str, type], sim: str | None = None) -> RunConfig:
+def load(path: str | Path, scale: str, schemas: dict[str, type], sim: str | None = None,
+         complete: bool = True) -> RunConfig:
     """Load ``path`` at ``scale`` against ``schemas`` (experiment name -> parameter dataclass).
+
+    With ``complete`` (the default) every parameter must be written in the file (``params`` or the
+    scale's section): a config states its whole run, and a forgotten key is an error, never a silent
+    default. ``complete=False`` lets the dataclass defaults fill in (for programmatic use).
 
     Raises:
       ConfigError: unknown/missing keys, wrong types, out-of-range values, an unknown scale or
@@ -238,4 +243,10 @@ def load(path: str | Path, scale: str, schemas: dict[str, type], sim: str | None
         merged.update(sec)
         origins.update({k: section for k in sec})
     params = build(schemas[data["experiment"]], merged, path, prefix=scale, origins=origins)
+    if complete:
+        for f in dataclasses.fields(schemas[data["experiment"]]):
+            if f.name not in merged:
+                raise ConfigError(path, f"{scale}.{f.name}",
+                                  f"a value, in 'params' or '{scale}' (every parameter is written out)",
+                                  "nothing")
     return RunConfig(str(path), Path(path).stem, data["sim"], data["experiment"], scale, seed, params)

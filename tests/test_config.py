@@ -33,16 +33,16 @@ def test_yaml_scientific_notation_loads_as_float(tmp_path, text, value):
     p = _write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  lr: {text}\n")
     if value is None:
         with pytest.raises(ConfigError, match="quick.lr"):
-            load(p, "quick", {"e": Toy})
+            load(p, "quick", {"e": Toy}, complete=False)
         return
-    cfg = load(p, "quick", {"e": Toy})
+    cfg = load(p, "quick", {"e": Toy}, complete=False)
     assert isinstance(cfg.params.lr, float) and cfg.params.lr == value
 
 
 def test_string_in_float_field_is_refused(tmp_path):
     p = _write(tmp_path, "sim: toy\nexperiment: e\nquick:\n  lr: fast\n")
     with pytest.raises(ConfigError) as e:
-        load(p, "quick", {"e": Toy})
+        load(p, "quick", {"e": Toy}, complete=False)
     assert str(p) in str(e.value) and "quick.lr" in str(e.value) and "number" in str(e.value)
 
 
@@ -64,7 +64,7 @@ def test_bad_values_name_the_key(tmp_path, body, key):
     text = "sim: toy\n" + ("" if body.startswith("experiment") else "experiment: e\n") + body
     p = _write(tmp_path, text)
     with pytest.raises(ConfigError) as e:
-        load(p, "quick", {"e": Toy})
+        load(p, "quick", {"e": Toy}, complete=False)
     assert f"'{key}'" in str(e.value) and "\n" not in str(e.value)
 
 
@@ -77,9 +77,9 @@ def test_duplicate_keys_and_broken_yaml_are_config_errors(tmp_path):
 
 def test_scale_overrides_params_and_hash_depends_on_scale(tmp_path):
     p = _write(tmp_path, "sim: toy\nexperiment: e\nparams:\n  steps: 5\nquick:\n  lr: 0.1\npaper:\n  steps: 50\n")
-    q, f = load(p, "quick", {"e": Toy}), load(p, "paper", {"e": Toy})
+    q, f = load(p, "quick", {"e": Toy}, complete=False), load(p, "paper", {"e": Toy}, complete=False)
     assert (q.params.steps, q.params.lr, f.params.steps, f.params.lr) == (5, 0.1, 50, 1e-3)
-    assert q.hash() != f.hash() and q.hash() == load(p, "quick", {"e": Toy}).hash()
+    assert q.hash() != f.hash() and q.hash() == load(p, "quick", {"e": Toy}, complete=False).hash()
 
 
 @pytest.mark.parametrize("cfg", sorted((REPO / "paper_configs").glob("*.yaml")), ids=lambda p: p.stem)
@@ -124,3 +124,11 @@ def test_cli_refuses_another_papers_config_and_reports_skips(tmp_path):
     second = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=300)
     assert first.returncode == second.returncode == 0, first.stderr
     assert "wrote" in first.stderr and "up to date" in second.stderr and "wrote" not in second.stderr
+
+
+def test_a_forgotten_parameter_is_an_error_not_a_default(tmp_path):
+    full = "sim: toy\nexperiment: e\nparams:\n  lr: 0.1\n  steps: 3\n  sizes: [1]\nquick:\n  flag: true\n"
+    assert load(_write(tmp_path, full), "quick", {"e": Toy}).params.flag is True
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, full.replace("  steps: 3\n", ""), "b.yaml"), "quick", {"e": Toy})
+    assert "'quick.steps'" in str(e.value) and "nothing" in str(e.value)

@@ -142,8 +142,13 @@ TOY = {
 def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
     from figures.__main__ import render
 
+    import yaml
+
+    real = yaml.safe_load((results.REPO / "paper_configs" / f"{name}.yaml").read_text())
+    toy = yaml.safe_load("sim: seesaw\nseed: 0\n" + TOY[name])
+    toy["params"] = {**real.get("params", {}), **real["quick"]}  # every key written, toy sizes override
     cfg = tmp_path / f"{name}.yaml"
-    cfg.write_text("sim: seesaw\nseed: 0\n" + TOY[name])
+    cfg.write_text(yaml.safe_dump(toy))
     arrays, meta = cli.run_config(cfg, "quick", outdir=tmp_path / "results")
     assert meta["name"] == name and meta["config_hash"] and meta["device_count"] >= 1
     # No NaN outside Monte Carlo (which is NaN by design for real-valued batches); a diverging member may be inf.
