@@ -1666,14 +1666,13 @@ def _claim_critical_exposure() -> ledger.Evidence:
                   "CNN converged sub-runs": conv},
         predicted={"MLP critical fraction": "> 0 (3 s.e.)", "CNN critical fraction": 0.0,
                    "CNN min |pruned grad|": "> 1e-4 (100 x tol)"},
-        stderr={"MLP critical fraction": se_m, "CNN critical fraction": math.sqrt(1 / n) if p_c == 0 else
-                math.sqrt(p_c * (1 - p_c) / n)},
+        stderr={"MLP critical fraction": se_m, "CNN critical fraction": math.sqrt(p_c * (1 - p_c) / n)},
         tolerance="gradient norm < 1e-6 counts as critical; 3 standard errors",
         verdict=ledger.verdict(ok),
         notes=f"{n} targets u ~ N(0, I_dimV) each; L_u = |coef(f_W) - u|^2 (Q = I); Levenberg-Marquardt "
               f"restarts (MLP 8 x 300 steps, CNN 4 x 150 per pruned entry); MLP fails only where the subnetwork optimum is not "
               f"attained (non-closed image, parameters run off). The CNN prunes each end entry of each filter "
-              f"in turn. Standard error of a zero count shown as 1/sqrt(n).")
+              f"in turn. A zero count has binomial s.e. 0; its 95% upper bound is 3/n = {3 / n:.3f}.")
 
 
 SPARSITY_MLP = ("mlp", (2, 2, 1), ACTIVATIONS["x3+x2"])
