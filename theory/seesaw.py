@@ -19,7 +19,7 @@ deterministic and the recursion stays exact. Monte Carlo runs of NSGD use the sa
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -59,8 +59,9 @@ def grad_second_moment(eigs, m, noise_var, batch_size):
 def _recursion(eigs, m0, noise_var, lrs, bs, normalized):
     def step(m, lr_b):
         lr, b = lr_b
-        if normalized:
-            lr = lr / jnp.sqrt(grad_second_moment(eigs, m, noise_var, b))
+        if normalized:  # a zero gradient (m = 0, no noise) takes no step
+            g2 = grad_second_moment(eigs, m, noise_var, b)
+            lr = jnp.where(g2 > 0, lr / jnp.sqrt(jnp.where(g2 > 0, g2, 1.0)), 0.0)
         contraction = 1.0 - 2.0 * lr * eigs + lr**2 * eigs**2 * (1.0 + 1.0 / b)
         m_new = contraction * m + lr**2 / b * eigs * (jnp.sum(eigs * m) + noise_var)
         return m_new, (0.5 * jnp.sum(eigs * m_new), lr)
@@ -86,16 +87,18 @@ def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, re
     Returns:
       ``[steps + 1]`` float64 risks ``0.5 sum eigs * m_t`` (t = 0 .. steps), and optionally the rates.
     Raises:
-      ValueError: shapes or signs of the inputs are wrong; RuntimeError: float64 is off.
+      ValueError: shapes or signs of the inputs are wrong.
+    Computed in float64 (a local ``jax.enable_x64``), whatever the process-wide setting.
     Source: the diagonal second-moment recursion of arXiv 2506.15535 used by Seesaw's Theorem 1.
     """
-    if not jax.config.jax_enable_x64:
-        raise RuntimeError("expected_risk needs float64: call sims.runtime.setup() first")
     eigs, m0, lrs, bs = _check_schedule(eigs, m0, lrs, batch_sizes)
     if noise_var < 0:
         raise ValueError(f"noise_var must be >= 0, got {noise_var}")
-    risk, eff = _recursion_jit(eigs, m0, float(noise_var), lrs, bs, bool(normalized))
-    return (np.asarray(risk), np.asarray(eff)) if return_lrs else np.asarray(risk)
+    with jax.enable_x64(True):  # float64 here whatever the process-wide setting
+        risk, eff = _recursion_jit(eigs, m0, float(noise_var), lrs, bs, bool(normalized))
+        risk, eff = np.asarray(risk), np.asarray(eff)
+    assert risk.dtype == np.float64
+    return (risk, eff) if return_lrs else risk
 
 
 def stability_radius(eigs, lr, batch_size):
@@ -529,7 +532,7 @@ def _check_paper_step_counts() -> ledger.Evidence:
         notes="Reductions ~38.4%, two points short of the gamma -> 1 limit of 40.5% (switch lag at gamma=1.1).")
 
 
-LM_CONFIG = "paper_configs/seesaw_lm.yaml"
+LM_CONFIG = str(Path(__file__).resolve().parent.parent / "paper_configs" / "seesaw_lm.yaml")
 
 
 def lm_comparison(arrays) -> dict:
