@@ -204,3 +204,20 @@ def test_results_parts_resume_and_atomic_write(tmp_path):
     assert not list(tmp_path.glob(".*.tmp"))
     arrays, meta = results.load("r", tmp_path)
     assert meta["k"] == 1 and arrays["a"].tolist() == [1.0, 1.0]
+
+
+def test_expected_risk_is_float64_without_process_setup():
+    """A caller that never ran sims.runtime.setup() (x64 off) still gets the exact float64 recursion."""
+    import subprocess
+    import sys
+
+    code = ("import jax, numpy as np; from theory import seesaw as th; assert not jax.config.jax_enable_x64; "
+            "r = th.expected_risk([0.8], 2.0, 0.5, np.full(50, 0.3), np.full(50, 4.0)); "
+            "assert r.dtype == np.float64; print(repr(float(r[-1])))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=results.REPO,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    lam, lr, b, s2, m0, t = 0.8, 0.3, 4.0, 0.5, 2.0, 50
+    rho = 1 - 2 * lr * lam + lr**2 * lam**2 * (1 + 2 / b)
+    m_t = rho**t * m0 + lr**2 * lam * s2 / b * (1 - rho**t) / (1 - rho)
+    assert float(out.stdout) == pytest.approx(0.5 * lam * m_t, rel=1e-13)
