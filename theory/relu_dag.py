@@ -537,7 +537,6 @@ def connect(G, c, theta0, theta1, forced=None, zero_points=None, n_per_leg: int 
     """
     info = structure(G)
     forced = forced_edges(G, c) if forced is None else forced
-    idx = info.edge_index
     t0, t1 = np.asarray(theta0, np.float64), np.asarray(theta1, np.float64)
     sg0, sg1 = np.sign(t0), np.sign(t1)
     differ = [j for j in range(len(info.edges)) if sg0[j] * sg1[j] < 0]
