@@ -97,10 +97,10 @@ class ExposureParams:
 def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
     n = p.n_targets
     mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(
-        nm.exposure_trial_fn(*nm.EXPOSURE_MLP, n_restarts=p.mlp_restarts, n_steps=p.mlp_steps, tol=p.tol),
+        nm.exposure_trial_fn(*nm.COMPARED_MLP, n_restarts=p.mlp_restarts, n_steps=p.mlp_steps, tol=p.tol),
         ctx.config.seed, n, mesh=ctx.mesh))
     cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(
-        nm.exposure_trial_fn(*nm.EXPOSURE_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps, tol=p.tol),
+        nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps, tol=p.tol),
         ctx.config.seed + 1, n, mesh=ctx.mesh))
     for name, r in (("mlp", mlp), ("cnn", cnn)):
         frac = float(np.mean(r["critical"]))
@@ -125,7 +125,7 @@ class SparsityParams:
 
 def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
     out = {}
-    for i, (name, spec) in enumerate((("mlp", nm.SPARSITY_MLP), ("cnn", nm.SPARSITY_CNN))):
+    for i, (name, spec) in enumerate((("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN))):
         r = ctx.parts.get(name, lambda spec=spec, i=i: runtime.map_seeds(
             nm.sparsity_trial_fn(*spec, n_steps=p.n_steps, lr=p.lr, init_scale=p.init_scale),
             ctx.config.seed + i, p.n_runs, mesh=ctx.mesh))

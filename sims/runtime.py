@@ -89,8 +89,9 @@ def seed_key(seed: int, index) -> jax.Array:
     return jax.random.fold_in(jax.random.key(seed), index)
 
 
-def _sharded_indices(n: int, mesh) -> tuple[jax.Array, int]:
-    """Seed indices 0..n-1, padded (by repeating the last) to a multiple of the mesh size, sharded."""
+def seed_indices(n: int, mesh) -> tuple[jax.Array, int]:
+    """Seed indices 0..n-1, padded (by repeating the last) to a multiple of the mesh size and sharded
+    over the ``"seeds"`` axis (across processes too). Returns ``(indices [padded], padded)``."""
     size = mesh.devices.size
     padded = -(-n // size) * size
     idx = np.minimum(np.arange(padded, dtype=np.int32), n - 1)
@@ -99,7 +100,7 @@ def _sharded_indices(n: int, mesh) -> tuple[jax.Array, int]:
     return arr, padded
 
 
-def _to_host(tree):
+def to_host(tree):
     """Gather a (possibly multi-process) sharded pytree to numpy on every process."""
     if jax.process_count() > 1:
         from jax.experimental import multihost_utils
@@ -123,7 +124,7 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
     if n_seeds < 1:
         raise ValueError(f"n_seeds must be >= 1, got {n_seeds}")
     mesh = mesh if mesh is not None else make_mesh()
-    idx, _ = _sharded_indices(n_seeds, mesh)
+    idx, _ = seed_indices(n_seeds, mesh)
     out_sharding = NamedSharding(mesh, P(AXIS))
 
     @jax.jit
@@ -132,7 +133,7 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
         out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(keys, *args)
         return jax.lax.with_sharding_constraint(out, out_sharding)
 
-    out = _to_host(run(idx, *args))
+    out = to_host(run(idx, *args))
     return jax.tree.map(lambda a: a[:n_seeds], out)
 
 
@@ -147,7 +148,7 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
       sample standard deviation over seeds divided by sqrt(n_seeds) (0 when ``n_seeds == 1``).
     """
     mesh = mesh if mesh is not None else make_mesh()
-    idx, _ = _sharded_indices(n_seeds, mesh)
+    idx, _ = seed_indices(n_seeds, mesh)
     valid = jax.device_put(np.arange(idx.shape[0]) < n_seeds, NamedSharding(mesh, P(AXIS)))
 
     def local(idx, valid, *args):

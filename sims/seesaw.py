@@ -121,14 +121,17 @@ class LargeBatchParams:
     final_lr_frac: float = param(0.1, gt=0, lt=1)
 
 
+def warmup_ramp(t: np.ndarray, warmup_frac: float) -> np.ndarray:
+    """lr multiplier of the linear warmup 0.1 -> 1 at training fraction ``t`` (tokens or samples)."""
+    return 0.1 + 0.9 * t / warmup_frac if warmup_frac > 0 else np.ones_like(t)
+
+
 def cosine_lrs(n_steps: int, warmup_frac: float, final_lr_frac: float) -> np.ndarray:
     """``[n_steps]`` lr multipliers: linear warmup 0.1 -> 1, then cosine to ``final_lr_frac``."""
     t = np.arange(n_steps) / n_steps
-    warm = warmup_frac
-    post = np.clip((t - warm) / (1 - warm), 0, 1)
+    post = np.clip((t - warmup_frac) / (1 - warmup_frac), 0, 1)
     cos = final_lr_frac + (1 - final_lr_frac) * 0.5 * (1 + np.cos(np.pi * post))
-    ramp = 0.1 + 0.9 * t / warm if warm > 0 else np.ones_like(t)
-    return np.where(t < warm, ramp, cos)
+    return np.where(t < warmup_frac, warmup_ramp(t, warmup_frac), cos)
 
 
 def seesaw_schedule(total, b0, gamma, warmup_frac, final_lr_frac, unit=1, fixed_lr=False, integer=True):
@@ -137,10 +140,8 @@ def seesaw_schedule(total, b0, gamma, warmup_frac, final_lr_frac, unit=1, fixed_
     ``fixed_lr=True`` gives the fixed-lr ramp (same batch ramp, no lr decay after warmup)."""
     batches, mults = th.seesaw_batches(total, unit, b0, warmup_frac=warmup_frac,
                                        final_lr_frac=final_lr_frac, gamma=gamma, integer=integer)
-    tokens = np.r_[0, np.cumsum(batches[:-1])] * unit
-    warm = tokens < warmup_frac * total
-    ramp = 0.1 + 0.9 * tokens / (warmup_frac * total) if warmup_frac > 0 else np.ones(tokens.shape)
-    lr = np.where(warm, ramp, 1.0 if fixed_lr else mults)
+    t = np.r_[0, np.cumsum(batches[:-1])] * unit / total
+    lr = np.where(t < warmup_frac, warmup_ramp(t, warmup_frac), 1.0 if fixed_lr else mults)
     return lr, batches.astype(np.float64)
 
 
@@ -328,9 +329,6 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str
     """Train ``p.n_seeds`` seeds (a sharded leading axis) with one schedule; validation loss recorded
     ``p.n_evals`` times at equal token counts. Returns tokens, steps, val_loss ``[n_seeds, n_evals + 1]``
     and the gradient noise scale at the middle and the end (``[n_seeds, 2]``)."""
-    from jax.sharding import NamedSharding
-    from jax.sharding import PartitionSpec as P
-
     train, val = data
     n_val = val.shape[0] - p.seq_len - 1
     val_toks = np.stack([np.asarray(val[s:s + p.seq_len + 1])
@@ -342,10 +340,7 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str
     marks = np.minimum(np.searchsorted(tokens, p.total_tokens * np.arange(1, p.n_evals + 1) / p.n_evals),
                        lrs.size)
     n_seeds = p.n_seeds
-    size = mesh.devices.size
-    padded = -(-n_seeds // size) * size
-    sharding = NamedSharding(mesh, P(runtime.AXIS))
-    idx = jax.device_put(np.minimum(np.arange(padded), n_seeds - 1), sharding)
+    idx, _ = runtime.seed_indices(n_seeds, mesh)
 
     @jax.jit
     def init_all(idx):
@@ -372,7 +367,7 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str
             runtime.seed_key(seed, i), salt)))(state, idx)
 
     state = init_all(idx)
-    losses, noise = [np.asarray(evaluate(state, val_toks))], []
+    losses, noise = [runtime.to_host(evaluate(state, val_toks))], []
     done = 0
     with runtime.progress(lrs.size, f"lm B0={b0} {kind}") as bar:
         for e, m in enumerate(marks):
@@ -385,9 +380,9 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str
                 state = run_chunk(state, train, idx, done, lr_c, nseq_c, act_c)
                 done += n
                 bar.update(n)
-            losses.append(np.asarray(evaluate(state, val_toks)))
+            losses.append(runtime.to_host(evaluate(state, val_toks)))
             if e in (p.n_evals // 2 - 1, p.n_evals - 1):
-                noise.append(np.asarray(measure_noise(state, train, idx, 7 + e)))
+                noise.append(runtime.to_host(measure_noise(state, train, idx, 7 + e)))
     val_loss_arr = np.stack(losses, axis=1)[:n_seeds]
     return {"tokens": tokens[np.r_[0, marks]], "steps": np.r_[0, marks], "val_loss": val_loss_arr,
             "noise_scale": np.stack(noise, axis=1)[:n_seeds], "total_steps": np.asarray(lrs.size),

@@ -1634,8 +1634,9 @@ def _claim_cnn_nodes() -> ledger.Evidence:
             for (k, s, l, q, _), c in zip(cases, certs)))
 
 
-EXPOSURE_MLP = ("mlp", (2, 2, 1), ACTIVATIONS["x3+x2"])
-EXPOSURE_CNN = ("cnn", ((3, 2), (2,)), activation([0, 1, 1]))
+# The MLP and CNN of comparable size compared by critical_exposure and sparsity_bias (and their sims).
+COMPARED_MLP = ("mlp", (2, 2, 1), ACTIVATIONS["x3+x2"])
+COMPARED_CNN = ("cnn", ((3, 2), (2,)), activation([0, 1, 1]))
 
 
 @ledger.claim(
@@ -1650,8 +1651,8 @@ def _claim_critical_exposure() -> ledger.Evidence:
     from sims import runtime
 
     n = 100
-    rm = runtime.map_seeds(exposure_trial_fn(*EXPOSURE_MLP, n_restarts=8, n_steps=300), 11, n)
-    rc = runtime.map_seeds(exposure_trial_fn(*EXPOSURE_CNN, n_restarts=4, n_steps=150), 12, n)
+    rm = runtime.map_seeds(exposure_trial_fn(*COMPARED_MLP, n_restarts=8, n_steps=300), 11, n)
+    rc = runtime.map_seeds(exposure_trial_fn(*COMPARED_CNN, n_restarts=4, n_steps=150), 12, n)
     p_m = float(np.mean(rm["critical"]))
     se_m = math.sqrt(max(p_m * (1 - p_m), 1e-12) / n)
     p_c = float(np.mean(rc["critical"]))
@@ -1675,10 +1676,6 @@ def _claim_critical_exposure() -> ledger.Evidence:
               f"in turn. A zero count has binomial s.e. 0; its 95% upper bound is 3/n = {3 / n:.3f}.")
 
 
-SPARSITY_MLP = ("mlp", (2, 2, 1), ACTIVATIONS["x3+x2"])
-SPARSITY_CNN = ("cnn", ((3, 2), (2,)), activation([0, 1, 1]))
-
-
 @ledger.claim(
     "neuromanifold.sparsity_bias",
     source="Sec. 4 discussion (critical exposure => sparsity bias of MLPs, not CNNs)",
@@ -1690,8 +1687,8 @@ def _claim_sparsity_bias() -> ledger.Evidence:
     from sims import runtime
 
     n, steps, thr = 800, 4000, 1e-3
-    dm = runtime.map_seeds(sparsity_trial_fn(*SPARSITY_MLP, n_steps=steps), 21, n)["distance"]
-    dc = runtime.map_seeds(sparsity_trial_fn(*SPARSITY_CNN, n_steps=steps), 22, n)["distance"]
+    dm = runtime.map_seeds(sparsity_trial_fn(*COMPARED_MLP, n_steps=steps), 21, n)["distance"]
+    dc = runtime.map_seeds(sparsity_trial_fn(*COMPARED_CNN, n_steps=steps), 22, n)["distance"]
     pm, pc = float(np.mean(dm < thr)), float(np.mean(dc < thr))
     se_m, se_c = math.sqrt(pm * (1 - pm) / n), math.sqrt(pc * (1 - pc) / n)
     se_d = math.sqrt(se_m**2 + se_c**2) or 1 / n
