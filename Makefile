@@ -8,18 +8,25 @@ STAMP := $(VENV)/.installed
 SCALE ?= quick
 export PYTHONUNBUFFERED := 1
 
+ifeq ($(filter $(SCALE),quick paper),)
+$(error SCALE must be quick or paper, got '$(SCALE)')
+endif
+
 # One module per paper in sims/; a config paper_configs/<paper>_<figure>.yaml is run by sims/<paper>.py.
+# Results and figures live per scale (results/<scale>/, figures/out/<scale>/): one scale never
+# overwrites the other.
 SIM_INFRA := __init__ runtime config results cli
 PAPERS := $(filter-out $(SIM_INFRA),$(basename $(notdir $(wildcard sims/*.py))))
 NAMES := $(basename $(notdir $(wildcard paper_configs/*.yaml)))
 paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
+theory_of = $(wildcard theory/$(1).py theory/$(1)/*.py) theory/numerics.py
 
-.PHONY: help env test test-slow figures verify bench clean FORCE
+.PHONY: help env test test-slow figures verify bench clean
 help:
 	@echo "make test      run the test suite (creates .venv if missing)"
-	@echo "make figures   run every simulation at SCALE=$(SCALE) and render figures/out/*.png|pdf"
-	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm"
-	@echo "make verify    run the claims ledger -> reports/claims.md, reports/claims.json"
+	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
+	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
+	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "make bench     benchmarks, ratios measured side by side"
 	@echo "figures: $(NAMES)"
 
@@ -37,27 +44,23 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
 verify: $(STAMP)
-	$(PY) -m theory verify --json reports/claims.json --markdown reports/claims.md
+	$(PY) -m claims verify --scale $(SCALE) --json reports/$(SCALE)/claims.json --markdown reports/$(SCALE)/claims.md
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
 
-# Results are rebuilt when SCALE changes: .scale-stamp is rewritten only then.
-.scale-stamp: FORCE
-	@if [ "$$(cat $@ 2>/dev/null)" != "$(SCALE)" ]; then echo $(SCALE) > $@; fi
-
 define figure_rules
-results/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(wildcard theory/$(2).py) sims/runtime.py .scale-stamp | $(STAMP)
+results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(call theory_of,$(2)) sims/runtime.py | $(STAMP)
 	$(PY) -m sims.$(2) --config $$< --scale $(SCALE)
-	@touch $$@ results/$(1).json
-figures/out/$(1).png figures/out/$(1).pdf &: results/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)
-	$(PY) -m figures $(1)
-fig-$(1): figures/out/$(1).png figures/out/$(1).pdf
+	@touch $$@ results/$(SCALE)/$(1).json
+figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf &: results/$(SCALE)/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)
+	$(PY) -m figures $(1) --scale $(SCALE)
+fig-$(1): figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf
 .PHONY: fig-$(1)
 endef
 $(foreach n,$(NAMES),$(eval $(call figure_rules,$(n),$(call paper_of,$(n)))))
 
-figures: $(foreach n,$(NAMES),figures/out/$(n).png figures/out/$(n).pdf)
+figures: $(foreach n,$(NAMES),figures/out/$(SCALE)/$(n).png figures/out/$(SCALE)/$(n).pdf)
 
 clean:
-	rm -rf results reports figures/out .scale-stamp
+	rm -rf results reports figures/out

@@ -12,20 +12,21 @@ import os
 import pkgutil
 import sys
 
+# Before JAX is imported (below): the simulated device count is read once, at JAX's start.
 if "XLA_FLAGS" not in os.environ:
     os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={os.cpu_count() or 1}"
+
+import benchmarks  # noqa: E402
+from sims import runtime  # noqa: E402
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks")
     p.add_argument("--paper")
     a = p.parse_args(argv)
-    from sims import runtime
-
     runtime.setup()
-    import benchmarks
-
-    names = sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__) if not m.name.startswith("_"))
+    names = sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)
+                   if not m.name.startswith("_") and m.name != "timing")
     if a.paper:
         if a.paper not in names:
             print(f"error: no benchmarks/{a.paper}.py; known: {', '.join(names)}", file=sys.stderr)

@@ -14,7 +14,9 @@ import multiprocessing as mp
 import random
 import time
 
+import sympy as sp
 
+from benchmarks.timing import timed
 from theory import neuromanifold as nm
 
 SYMPY_LIMIT_S = 20.0
@@ -28,8 +30,6 @@ def _jacobian_qq(widths, seed=0):
 
 
 def _sympy_rank_worker(widths, q):
-    import sympy as sp
-
     J, _, _ = _jacobian_qq(widths)
     M = sp.Matrix([[sp.Rational(int(v.p), int(v.q)) for v in row] for row in J.tolist()])
     t0 = time.perf_counter()
@@ -53,22 +53,13 @@ def _sympy_rank(widths, limit=SYMPY_LIMIT_S):
     return r, s
 
 
-def _timed(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return out, best
-
-
 def _exact_rows():
     rows = []
     for widths in ((2, 2, 2, 1), (4, 4, 4, 4, 4)):
         J, theta, X = _jacobian_qq(widths)
-        r_q, t_q = _timed(lambda: nm.exact_rank(J, "QQ"))
+        r_q, t_q = timed(lambda: nm.exact_rank(J, "QQ"))
         Jp = nm.eval_jacobian("mlp", widths, ACT, theta, X, field="modp")
-        r_p, t_p = _timed(lambda: nm.exact_rank(Jp, "modp"))
+        r_p, t_p = timed(lambda: nm.exact_rank(Jp, "modp"))
         r_s, t_s = _sympy_rank(widths)
         shape = f"{J.shape[0]}x{J.shape[1]}"
         base = "sympy Matrix.rank" if r_s is not None else f"sympy (>{SYMPY_LIMIT_S:.0f}s, stopped)"
@@ -81,14 +72,14 @@ def _exact_rows():
     # The 200 x 200 scale: 210 parameters, no sympy (minutes); F_p against Q.
     widths = (10, 10, 10, 1)
     J, theta, X = _jacobian_qq(widths)
-    r_q, t_q = _timed(lambda: nm.exact_rank(J, "QQ"), 1)
+    r_q, t_q = timed(lambda: nm.exact_rank(J, "QQ"), repeat=1, warmup=0)
     Jp = nm.eval_jacobian("mlp", widths, ACT, theta, X, field="modp")
-    r_p, t_p = _timed(lambda: nm.exact_rank(Jp, "modp"))
+    r_p, t_p = timed(lambda: nm.exact_rank(Jp, "modp"))
     rows.append({"benchmark": "exact Jacobian rank", "case": f"MLP {widths} {J.shape[0]}x{J.shape[1]}",
                  "baseline": "flint fmpq_mat (Q)", "baseline_s": t_q, "ours": "flint nmod_mat (F_p)",
                  "ours_s": t_p, "ratio": t_q / max(t_p, 1e-9),
                  "check": "same rank %d" % r_p if r_p == r_q else f"F_p {r_p} vs Q {r_q}"})
-    _, t_all = _timed(lambda: nm.mlp_dimension(widths, ACT), 1)
+    _, t_all = timed(lambda: nm.mlp_dimension(widths, ACT), repeat=1, warmup=0)
     rows.append({"benchmark": "mlp_dimension end to end", "case": f"MLP {widths}", "baseline": "-",
                  "baseline_s": float("nan"), "ours": "mlp_dimension", "ours_s": t_all, "ratio": float("nan"),
                  "check": f"rank {nm.mlp_dimension(widths, ACT)} of N=210"})
@@ -97,12 +88,12 @@ def _exact_rows():
 
 def _numeric_rows():
     archs = sorted(random.Random(0).sample(nm.mlp_grid(4, (4,)), 16))
-    t0 = time.perf_counter()
-    single = [nm.numeric_rank("mlp", w, ACT, n_points=3, seed=0).rank for w in archs]
-    t_single = (time.perf_counter() - t0) / len(archs)
-    t0 = time.perf_counter()
-    batch = [r.rank for r in nm.mlp_numeric_ranks(archs, ACT, n_points=3, seed=0)]
-    t_batch = (time.perf_counter() - t0) / len(archs)
+    # Compilation included on purpose (no warm-up): one compile per architecture is what is compared.
+    single, t_single = timed(lambda: [nm.numeric_rank("mlp", w, ACT, n_points=3, seed=0).rank for w in archs],
+                             repeat=1, warmup=0)
+    batch, t_batch = timed(lambda: [r.rank for r in nm.mlp_numeric_ranks(archs, ACT, n_points=3, seed=0)],
+                           repeat=1, warmup=0)
+    t_single, t_batch = t_single / len(archs), t_batch / len(archs)
     exact = [nm.mlp_dimension(w, ACT) for w in archs]
     agree = sum(int(a == b == c) for a, b, c in zip(single, batch, exact))
     return [{"benchmark": "numeric rank (s / architecture)", "case": f"{len(archs)} depth-4 MLPs x3+x2",

@@ -3,25 +3,13 @@ Monte Carlo at equal precision on the final risk."""
 
 from __future__ import annotations
 
-import time
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from benchmarks.timing import timed
 from sims import runtime
 from theory import seesaw as th
-
-
-def _timed(fn, repeats=3):
-    fn()  # compile and warm up
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        jax.block_until_ready(out)
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def run() -> list[dict]:
@@ -35,15 +23,15 @@ def run() -> list[dict]:
                                        0, n, mesh=mesh)
 
     n_all = jax.device_count()
-    t1, (m1, _) = _timed(lambda: mc(runtime.make_mesh(1)))
-    tn, (mn, se) = _timed(lambda: mc(runtime.make_mesh()))
+    (m1, _), t1 = timed(lambda: mc(runtime.make_mesh(1)))
+    (mn, se), tn = timed(lambda: mc(runtime.make_mesh()))
     rows = [{
         "benchmark": "seesaw MC SGD (seeds x steps/s)", "case": f"{n_seeds} seeds x {steps} steps, d={d}",
         "baseline": f"1 device {n_seeds * steps / t1:.3g}/s", "baseline_s": t1,
         "ours": f"{n_all} devices {n_seeds * steps / tn:.3g}/s", "ours_s": tn, "ratio": t1 / tn,
         "check": f"means equal to rel {abs(mn / m1 - 1):.1e}",
     }]
-    t_rec, exact = _timed(lambda: th.expected_risk(lam, 1.0, 1.0, lrs, bs))
+    exact, t_rec = timed(lambda: th.expected_risk(lam, 1.0, 1.0, lrs, bs))
     # Seeds Monte Carlo needs for a 1% relative standard error on the final risk, from the measured SE.
     need = int(np.ceil(n_seeds * (float(se) / float(mn) / 0.01) ** 2))
     t_mc = tn * need / n_seeds

@@ -1,4 +1,5 @@
 """Plotting only: each ``figures/<paper>.py`` reads saved results and never trains.
 
-``python -m figures <name>`` renders ``results/<name>.npz`` to ``figures/out/<name>.png`` and ``.pdf``.
+``python -m figures <name> --scale S`` renders ``results/S/<name>.npz`` to ``figures/out/S/<name>.png``
+and ``.pdf``.
 """

@@ -1,8 +1,11 @@
-"""Render one figure from its saved result: ``python -m figures <name> [--results DIR] [--out DIR]``.
+"""Render one figure from its saved result:
+``python -m figures <name> [--scale quick|paper] [--results DIR] [--out DIR]``.
 
-The figure module is ``figures/<sim>.py`` (``sim`` from the result's sidecar); its ``PLOTS`` maps the
+Reads ``<results>/<scale>/<name>.npz|json`` and writes ``<out>/<scale>/<name>.png`` and ``.pdf``. The
+figure module is ``figures/<sim>.py`` (``sim`` from the result's sidecar); its ``PLOTS`` maps the
 experiment name to ``plot(arrays, meta) -> matplotlib.figure.Figure``. Rendering uses the non-interactive
-Agg backend, so it works with no display, and it never touches the results.
+Agg backend, so it works with no display, and it never touches the results. A missing or damaged result
+is one line naming the file, exit status 2.
 """
 
 from __future__ import annotations
@@ -17,18 +20,20 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-def render(name: str, results_dir: str = "results", out_dir: str = "figures/out") -> list[Path]:
-    """Render result ``name`` to PNG and PDF in ``out_dir``; returns the written paths.
+from sims import results  # noqa: E402
+from sims.results import SCALES, ResultError  # noqa: E402
+
+
+def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
+           out_dir: str | Path = "figures/out") -> list[Path]:
+    """Render result ``name`` at ``scale`` to PNG and PDF in ``<out_dir>/<scale>/``; returns the paths.
 
     Raises:
-      FileNotFoundError: the result does not exist (run the simulation first).
+      ResultError: the result is missing or damaged (run the simulation first).
     """
-    import matplotlib.pyplot as plt
-
-    from sims import results
-
-    arrays, meta = results.load(name, results_dir)
+    arrays, meta = results.load(name, results.scale_dir(results_dir, scale))
     mod = importlib.import_module(f"figures.{meta['sim']}")
     fig = mod.PLOTS[meta["experiment"]](arrays, meta)
     fig.text(0.995, 0.005, f"{name} | {meta['scale']} | {meta['git_commit'][:12]} | "
@@ -37,7 +42,7 @@ def render(name: str, results_dir: str = "results", out_dir: str = "figures/out"
     for ext in ("png", "pdf"):
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight")
-        path = Path(out_dir) / f"{name}.{ext}"
+        path = Path(out_dir) / scale / f"{name}.{ext}"
         results.write_atomic(path, buf.getvalue())
         written.append(path)
     plt.close(fig)
@@ -47,13 +52,14 @@ def render(name: str, results_dir: str = "results", out_dir: str = "figures/out"
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[0])
     p.add_argument("name")
-    p.add_argument("--results", default="results")
-    p.add_argument("--out", default="figures/out")
+    p.add_argument("--scale", default="quick", choices=SCALES)
+    p.add_argument("--results", default="results", help="results root (reads <results>/<scale>/)")
+    p.add_argument("--out", default="figures/out", help="figures root (writes <out>/<scale>/)")
     a = p.parse_args(argv)
     try:
-        for path in render(a.name, a.results, a.out):
+        for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
-    except FileNotFoundError as e:
+    except ResultError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

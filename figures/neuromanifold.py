@@ -10,9 +10,10 @@ _COLORS = {"x3+x2": "C0", "generic cubic": "C2", "generic quintic": "C4", "monom
 
 
 def plot_dimensions(arrays: dict, meta: dict):
-    """Left: exact generic rank against min(N, dim V) per architecture and activation (on the diagonal =
-    the formula for generic activations holds). Right: share of architectures whose rank equals the
-    formula, per depth and activation, with numeric/exact agreement in the legend."""
+    """Left: exact generic rank against the plain count min(N, dim V) per architecture and activation.
+    Right: share of architectures whose rank equals the expected dimension E(w) (the formula capped by
+    dim V and by the factorization bound at each hidden layer), per depth and activation, with
+    numeric/exact agreement in the legend."""
     acts = [str(a) for a in arrays["activations"]]
     exact, numeric = arrays["exact_rank"], arrays["numeric_rank"]
     n, amb, expd = arrays["n_params"], arrays["ambient"], arrays["expected"]
@@ -38,9 +39,9 @@ def plot_dimensions(arrays: dict, meta: dict):
         bx.bar(np.arange(len(depths)) + (i - (len(acts) - 1) / 2) * width, share, width,
                color=_COLORS.get(a, f"C{i}"), label=a)
     bx.set_xticks(range(len(depths)), [f"L = {d}\n({int(np.sum(depth == d))} nets)" for d in depths])
-    bx.set_ylabel("share with rank = formula")
+    bx.set_ylabel("share with rank = E(w)")
     bx.set_ylim(0, 1.05)
-    bx.set_title("formula: N (generic), N - hidden (monomial), capped by dim V", fontsize=9)
+    bx.set_title("E(w): N (generic) or N - hidden (monomial), capped by dim V and cuts", fontsize=9)
     bx.legend(fontsize=7)
     fig.tight_layout()
     return fig

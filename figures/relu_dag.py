@@ -61,14 +61,20 @@ def plot_init_probability(a: dict, meta: dict):
 
 def plot_pruning(a: dict, meta: dict):
     regs, steps, loss, kappa = a["regularisers"], a["steps"], a["loss"], a["kappa"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ratio, floor = a["sv_ratio"], 1e-8
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15.5, 4.4))
     colors = plt.get_cmap("tab10")
+    cfg = meta.get("config", {})
     for i, r in enumerate(regs):
         ok = "bit-equal" if a["bit_equal"][i].all() else "DIFFERS"
         ax1.plot(np.maximum(steps, 1), np.median(loss[i], 0), color=colors(i), lw=1.8, label=str(r))
         ax1.fill_between(np.maximum(steps, 1), loss[i].min(0), loss[i].max(0), color=colors(i), alpha=0.15)
         ax2.plot(steps, kappa[i].mean(0), color=colors(i), lw=1.8,
-                 label=f"{r} (final {kappa[i][:, -1].tolist()}, pruned f {ok})")
+                 label=f"{r} (exact: final {kappa[i][:, -1].tolist()}, pruned f {ok})")
+        rc = np.maximum(ratio[i], floor)
+        ax3.plot(np.maximum(steps, 1), np.median(rc, 0), color=colors(i), lw=1.8,
+                 label=f"{r}: tau-pruning cuts off {a['kappa_tau'][i].tolist()}")
+        ax3.fill_between(np.maximum(steps, 1), rc.min(0), rc.max(0), color=colors(i), alpha=0.15)
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("step")
@@ -76,10 +82,21 @@ def plot_pruning(a: dict, meta: dict):
     ax1.legend(fontsize=8)
     ax2.set_xlabel("step")
     ax2.set_ylabel("cut-off sub-networks kappa (mean over seeds)")
+    ax2.set_title("exact zeros only", fontsize=9)
     ax2.legend(fontsize=7)
-    lam = meta.get("config", {}).get("lam", "?")
-    fig.suptitle(f"2-8-8-1 ReLU net, regularisers at lambda = {lam}: only the proximal L1 step reaches "
-                 "singular points (exact zeros)", fontsize=10)
+    ax3.set_xscale("log")
+    ax3.set_yscale("log")
+    ax3.axhline(1e-2, color="k", ls=":", lw=1)
+    ax3.set_xlabel("step")
+    ax3.set_ylabel("s_min / s_max of B~ diag(theta), median and range")
+    ax3.set_title(f"distance to the singular locus (exact 0 drawn at {floor:g});\n"
+                  f"legend: sub-networks cut off by magnitude pruning at tau = {cfg.get('prune_tau', '?')}",
+                  fontsize=8.5)
+    ax3.legend(fontsize=7)
+    lam = cfg.get("lam", "?")
+    fig.suptitle(f"2-8-8-1 ReLU net, regularisers at lambda = {lam}: L1 and the nuclear norm drive training "
+                 "towards singular points (cut-off sub-networks), the proximal L1 step reaches them exactly",
+                 fontsize=10)
     fig.tight_layout()
     return fig
 

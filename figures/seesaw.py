@@ -96,4 +96,43 @@ def plot_large_batch(a: dict, meta: dict):
     return fig
 
 
-PLOTS = {"equivalence": plot_equivalence, "lm": plot_lm, "large_batch": plot_large_batch}
+def plot_adam_line(a: dict, meta: dict):
+    """Figure 2 layout: validation loss against tokens per (alpha, beta) member (left), and each member's
+    final loss relative to the base (2,1), per seed and its seed-paired mean (right)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    alphas, betas = np.asarray(a["alphas"], float), np.asarray(a["betas"], float)
+    inv = alphas * np.sqrt(betas)
+    final = np.asarray(a["final_val_loss"], float)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = []
+    for i, (al, be) in enumerate(zip(alphas, betas)):
+        on = np.isclose(inv[i], inv[0])
+        name = f"({al:.3g}, {be:.3g})"
+        names.append(name)
+        lab = (f"α={al:.3g}, β={be:.3g}, α√β={inv[i]:.3g} ({int(a['total_steps'][i])} steps)"
+               + ("" if on else ", off line"))
+        left.plot(a["tokens"][i][1:], np.asarray(a["val_loss"][i]).mean(axis=0)[1:], ls="-" if on else "--",
+                  color=colors[i % len(colors)], lw=1.4, label=lab)
+        rel = 100 * (final[i] / final[0] - 1)
+        right.plot(np.full(rel.size, i), rel, "o", ms=3, alpha=0.5, color=colors[i % len(colors)])
+        right.plot([i - 0.25, i + 0.25], [rel.mean()] * 2, color=colors[i % len(colors)], lw=2)
+    left.set_xscale("log")
+    left.set_xlabel("tokens")
+    left.set_ylabel("validation loss (nats/char)")
+    left.legend(fontsize=7)
+    right.axhspan(-1, 1, color="0.9", zorder=0, label="±1% (the claim's tolerance)")
+    right.axhline(0, color="0.4", lw=0.8)
+    right.set_xticks(range(len(names)), names, fontsize=8, rotation=20)
+    right.set_xlabel("member (α, β)")
+    right.set_ylabel("final loss / base's − 1 (%), per seed and mean")
+    right.legend(fontsize=7)
+    c = meta["config"]
+    fig.suptitle(f"AdamW along α√β = {inv[0]:.3g} (solid) vs off the line (dashed), switches where cosine halves "
+                 f"(γ={c['gamma']})\nchar-level LM, d_model={c['d_model']}, {c['n_layers']} layers, B0={c['b0']}, "
+                 f"{c['n_seeds']} seeds, lr={c['lr']}, {c['total_tokens']} tokens", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"equivalence": plot_equivalence, "lm": plot_lm, "large_batch": plot_large_batch,
+         "adam_line": plot_adam_line}

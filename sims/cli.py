@@ -2,14 +2,15 @@
 
 A simulation module ``sims/<paper>.py`` declares::
 
-    EXPERIMENTS = {"<experiment>": (ParamsDataclass, run_fn), ...}
+    EXPERIMENTS = {"<experiment>": Experiment(ParamsDataclass, run_fn), ...}
     if __name__ == "__main__":
         raise SystemExit(cli.main(__name__))
 
-where ``run_fn(params, ctx) -> dict[str, array]`` computes the arrays of one figure. It then runs as
+where ``run_fn(params, ctx) -> dict[str, array]`` computes the arrays of one figure (its docstring lists
+them with their shapes: the contract figures and claims rely on). It then runs as
 ``python -m sims.<paper> --config paper_configs/<name>.yaml [--scale quick|paper] [--force]`` and writes
-``results/<name>.npz`` and ``results/<name>.json`` (provenance included). A result whose config hash and
-code hash match the saved sidecar is not recomputed unless ``--force``.
+``results/<scale>/<name>.npz`` and ``.json`` (provenance included). A result whose config hash and code
+hash match its intact sidecar is not recomputed unless ``--force``.
 """
 
 from __future__ import annotations
@@ -20,12 +21,24 @@ import importlib
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
-from sims import results
+import jax
+import numpy as np
+from jax.experimental import multihost_utils
+
+from sims import results, runtime
 from sims.config import SCALES, ConfigError, RunConfig, load, read_yaml
 
 REPO = results.REPO
+CONFIGS = REPO / "paper_configs"
+
+
+class Experiment(NamedTuple):
+    """One experiment of a simulation module: its parameter dataclass and ``run(params, ctx) -> arrays``."""
+
+    params: type
+    run: Callable[[Any, "Context"], dict[str, Any]]
 
 
 @dataclasses.dataclass
@@ -61,55 +74,118 @@ def load_config(path: str | Path, scale: str = "quick") -> tuple[RunConfig, Any]
     if not isinstance(sim, str):
         raise ConfigError(path, "sim", "a string naming a module in sims/", sim)
     mod = _module(sim, path)
-    schemas = {k: v[0] for k, v in mod.EXPERIMENTS.items()}
+    schemas = {k: Experiment(*v).params for k, v in mod.EXPERIMENTS.items()}
     return load(path, scale, schemas, sim=sim), mod
 
 
 def code_files(sim: str) -> list[Path]:
-    """Sources whose change invalidates a result: the sim module, its theory module, the runtime."""
-    return [REPO / "sims" / f"{sim}.py", REPO / "theory" / f"{sim}.py", REPO / "sims" / "runtime.py"]
+    """Sources whose change invalidates a result: the sim module, the runtime, the paper's theory (a
+    module or a package) and the shared numerics. Claims and figures are not among them."""
+    theory = REPO / "theory"
+    files = [REPO / "sims" / f"{sim}.py", REPO / "sims" / "runtime.py", theory / f"{sim}.py",
+             theory / "numerics.py"]
+    if (theory / sim).is_dir():
+        files += sorted((theory / sim).rglob("*.py"))
+    return files
+
+
+def agree_all(flag: bool) -> bool:
+    """True only when ``flag`` is true on every process (one all-gather under ``jax.distributed``)."""
+    if jax.process_count() == 1:
+        return bool(flag)
+    return bool(np.all(multihost_utils.process_allgather(np.array([bool(flag)]))))
+
+
+def _non_finite(arrays: dict[str, Any]) -> dict[str, int]:
+    out = {}
+    for k, v in arrays.items():
+        a = np.asarray(v)
+        if np.issubdtype(a.dtype, np.inexact):
+            n = int(a.size - np.count_nonzero(np.isfinite(a)))
+            if n:
+                out[k] = n
+    return out
 
 
 def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
                outdir: str | Path = "results", n_devices: int | None = None, quiet: bool = False
                ) -> tuple[dict, dict]:
-    """Run (or load, when current) the experiment of one config. Returns ``(arrays, meta)``; a loaded
-    result's ``meta`` has ``"skipped": True``.
+    """Run (or load, when current) the experiment of one config at one scale, in
+    ``<outdir>/<scale>/``. Returns ``(arrays, meta)``; a loaded result's ``meta`` has ``"skipped": True``.
+
+    Non-finite values in the arrays are counted per array in ``meta["non_finite"]`` and announced on
+    stderr (a diverged run is reported, never silently averaged in).
 
     Raises:
       ConfigError: the config does not match its schema.
+      ResultError: the results folder cannot be written (checked before computing).
     """
-    from sims import runtime
-
     runtime.setup()
     cfg, mod = load_config(path, scale)
+    out = results.scale_dir(outdir, cfg.scale)
     chash, code = cfg.hash(), results.code_hash(code_files(cfg.sim))
-    if not force and results.is_current(cfg.name, chash, code, outdir):
+    if not force and results.is_current(cfg.name, chash, code, out):
         if not quiet:
-            print(f"{cfg.name}: up to date (config {chash[:12]}), skipped; --force reruns it",
-                  file=sys.stderr)
-        arrays, meta = results.load(cfg.name, outdir)
+            print(f"{cfg.name}: up to date at {cfg.scale} scale (config {chash[:12]}), skipped; "
+                  "--force reruns it", file=sys.stderr)
+        arrays, meta = results.load(cfg.name, out)
         return arrays, {**meta, "skipped": True}
+    writer = runtime.is_writer()
+    if writer:
+        results.check_writable(out)
+    parts = results.Parts(cfg.name, chash + code, out, writer, agree_all)
+    if force:
+        parts.discard()
     mesh = runtime.make_mesh(n_devices)
-    ctx = Context(cfg, mesh, results.Parts(cfg.name, chash + code, outdir, runtime.is_writer()), {})
+    ctx = Context(cfg, mesh, parts, {})
     t0 = time.time()
-    arrays = mod.EXPERIMENTS[cfg.experiment][1](cfg.params, ctx)
+    arrays = {k: np.asarray(v) for k, v in Experiment(*mod.EXPERIMENTS[cfg.experiment]).run(
+        cfg.params, ctx).items()}
+    bad = _non_finite(arrays)
+    if bad and not quiet and writer:
+        print(f"{cfg.name}: non-finite values (diverged runs, reported in the sidecar): "
+              + ", ".join(f"{k} {n}" for k, n in bad.items()), file=sys.stderr)
     meta = {
         "name": cfg.name, "sim": cfg.sim, "experiment": cfg.experiment, "scale": cfg.scale,
         "config_path": str(cfg.path), "config": cfg.params_dict(), "config_hash": chash,
         "code_hash": code, "seed": cfg.seed, "git_commit": results.git_commit(),
         "versions": results.versions(), **runtime.device_summary(),
         "wall_time_s": round(time.time() - t0, 3), "finished": results.now(),
-        "resumed_parts": ctx.parts.resumed, "summary": ctx.summary,
+        "resumed_parts": parts.resumed, "summary": ctx.summary, "non_finite": bad,
     }
-    if runtime.is_writer():
-        results.save(cfg.name, arrays, meta, outdir)
-        ctx.parts.clear()
-    return {k: results.np.asarray(v) for k, v in arrays.items()}, meta
+    if writer:
+        meta = results.save(cfg.name, arrays, meta, out)
+        parts.discard()
+    return arrays, meta
+
+
+def figure_config(name: str) -> Path:
+    """``paper_configs/<name>.yaml``, the config of figure ``name``.
+
+    Raises:
+      ConfigError: there is no such config.
+    """
+    path = CONFIGS / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+        raise ConfigError(path, "-", f"the config of a figure (known: {known})", "no such file")
+    return path
+
+
+def stored_result(name: str, scale: str, outdir: str | Path = "results") -> tuple[dict, dict] | None:
+    """The saved result of figure ``name`` at ``scale`` when it is current for today's config and code,
+    else ``None``. Never computes."""
+    runtime.setup()
+    cfg, _ = load_config(figure_config(name), scale)
+    out = results.scale_dir(outdir, scale)
+    if not results.is_current(cfg.name, cfg.hash(), results.code_hash(code_files(cfg.sim)), out):
+        return None
+    return results.load(cfg.name, out)
 
 
 def main(module_name: str, argv: list[str] | None = None) -> int:
-    """Command line of ``python -m sims.<paper>``; returns the exit status (2 for a bad config)."""
+    """Command line of ``python -m sims.<paper>``; returns the exit status (2 for a bad config or an
+    unwritable results folder)."""
     if module_name == "__main__":  # run as `python -m sims.<paper>`: the real name is in __spec__
         spec = getattr(sys.modules["__main__"], "__spec__", None)
         module_name = spec.name if spec is not None else "__main__"
@@ -118,23 +194,22 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
                                      description="Run one simulation from its paper config.")
     parser.add_argument("--config", required=True, help="paper_configs/<name>.yaml")
     parser.add_argument("--scale", default="quick", choices=SCALES)
-    parser.add_argument("--force", action="store_true", help="recompute even if the result is current")
-    parser.add_argument("--out", default="results", help="results folder (default: results)")
+    parser.add_argument("--force", action="store_true",
+                        help="recompute even if the result is current (discards stored pieces)")
+    parser.add_argument("--out", default="results", help="results root; writes <out>/<scale>/ (default: results)")
     parser.add_argument("--distributed", action="store_true",
                         help="call jax.distributed.initialize() (same as PBE_DISTRIBUTED=1)")
     args = parser.parse_args(argv)
-    from sims import runtime
-
     runtime.setup(distributed=args.distributed or None)
     try:
         if sim is not None and read_yaml(args.config).get("sim") != sim:
             raise ConfigError(args.config, "sim", f"'{sim}' to run with python -m sims.{sim}",
                               read_yaml(args.config).get("sim"))
         _, meta = run_config(args.config, args.scale, force=args.force, outdir=args.out)
-    except ConfigError as e:
+    except (ConfigError, results.ResultError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if runtime.is_writer() and not meta.get("skipped"):
-        print(f"{meta['name']}: wrote {args.out}/{meta['name']}.npz and .json "
+        print(f"{meta['name']}: wrote {args.out}/{args.scale}/{meta['name']}.npz and .json "
               f"({meta['wall_time_s']:.1f} s, {meta['device_count']} devices)", file=sys.stderr)
     return 0

@@ -13,16 +13,38 @@ The merged ``params`` + ``<scale>`` mapping must match the experiment's paramete
 unknown key, a missing key, a wrong type or an out-of-range value raises :class:`ConfigError`, which the
 command line prints as one line naming the file, the key and what was expected (exit status 2).
 
-YAML 1.1 (PyYAML) reads ``1e-3`` as a string; this loader resolves floats by the YAML 1.2 rule, so
-``lr: 1e-3`` is the float 0.001.
+Plain scalars are resolved by the YAML 1.2 core schema, not by PyYAML's YAML 1.1 rules:
+
+* integers: decimal ``[-+]?[0-9]+`` (``012`` is 12, not octal 10), octal ``0o[0-7]+`` and hex
+  ``0x[0-9a-fA-F]+``. YAML 1.1's ``1_000``, sexagesimal ``1:04`` and binary ``0b101`` are strings, which
+  an integer field refuses.
+* floats: ``[-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?``, ``[-+]?.inf`` and ``.nan`` (each in
+  lower, Capitalised or UPPER case), so ``lr: 1e-3`` is the float 0.001 (YAML 1.1 reads a string);
+  ``1_0.5`` and ``1:30.5`` are strings.
+* booleans: only ``true``/``True``/``TRUE`` and ``false``/``False``/``FALSE``; ``yes``, ``no``, ``on``
+  and ``off`` are strings, which a boolean field refuses.
+
+Null and timestamps resolve as in PyYAML. Limits, each refused with a ConfigError:
+
+* every float parameter is finite: ``.inf``, ``.nan`` and ``1e400`` (which overflows to inf) are not;
+* every integer parameter is within int64, ``[-2^63, 2^63 - 1]``, and ``seed`` within ``[0, 2^63 - 1]``
+  (what ``jax.random.key`` takes with float64 on); sweep sizes such as ``n_seeds`` are further limited to
+  ``2^31 - 1`` by :mod:`sims.runtime` (int32 seed indices);
+* a list parameter (a sweep) is non-empty;
+* the file is UTF-8 text, and its document has at most :data:`MAX_NODES` (10000) nodes once aliases are
+  expanded, so an alias bomb ("billion laughs") is refused before it is built;
+* a value quoted in an error message is cut to at most :data:`MAX_QUOTE` (80) characters.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import hashlib
 import json
+import math
 import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass
@@ -33,31 +55,100 @@ import yaml
 
 SCALES = ("quick", "paper")
 TOP_KEYS = {"sim", "experiment", "seed", "params", "quick", "paper"}
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+SEED_MAX = 2**63 - 1  # jax.random.key(seed) takes an int64 with x64 on (OverflowError from 2^63)
+MAX_NODES = 10_000  # YAML nodes of a document once aliases are expanded
+MAX_QUOTE = 80  # characters of a value quoted in an error message
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 8, 8, 4
+_REPR.maxstring = _REPR.maxlong = _REPR.maxother = MAX_QUOTE
+
+
+def _one_line(text: str, limit: int | None = MAX_QUOTE) -> str:
+    """``text`` with non-printable characters (newlines) escaped, cut to ``limit`` characters."""
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return text
+
+
+def _quote(value: Any) -> str:
+    """``repr(value)`` on one line and at most MAX_QUOTE characters, without building the whole repr."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int past Python's 4300-digit str conversion limit
+        text = f"<{type(value).__name__} too large to show>"
+    return _one_line(text)
 
 
 class ConfigError(Exception):
     """A config that does not match its schema. ``str(err)`` is the one-line message."""
 
     def __init__(self, path: str | Path, key: str, expected: str, got: Any = dataclasses.MISSING):
+        key, expected = _one_line(str(key)), _one_line(expected, None)
         self.path, self.key, self.expected = str(path), key, expected
         msg = f"{path}: key '{key}': expected {expected}"
         if got is not dataclasses.MISSING:
-            msg += f", got {got!r}"
+            msg += f", got {_quote(got)}"
         super().__init__(msg)
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 floats (``1e-3``, ``5E-6``, ``1.5e3``) and duplicate-key detection."""
+    """SafeLoader with the YAML 1.2 core schema's ints, floats and booleans (see the module docstring)
+    and duplicate-key detection."""
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-                  |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-                  |[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-                  |[-+]?\.(?:inf|Inf|INF)
-                  |\.(?:nan|NaN|NAN))$""", re.X),
-    list("-+0123456789."))
+_INT_TAG, _FLOAT_TAG, _BOOL_TAG = (f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool"))
+_INT_RE = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT_RE = re.compile(r"""^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
+                          |[-+]?\.(?:inf|Inf|INF)
+                          |\.(?:nan|NaN|NAN))$""", re.VERBOSE)
+_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+
+# add_implicit_resolver appends to the YAML 1.1 resolvers inherited from SafeLoader, which would still
+# match first: start from a copy without PyYAML's int, float and bool rules, then add the YAML 1.2 ones
+# (int before float, as "12" matches both).
+_Loader.yaml_implicit_resolvers = {
+    first: kept for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    if (kept := [(tag, rx) for tag, rx in resolvers if tag not in (_INT_TAG, _FLOAT_TAG, _BOOL_TAG)])}
+_Loader.add_implicit_resolver(_BOOL_TAG, _BOOL_RE, list("tTfF"))
+_Loader.add_implicit_resolver(_INT_TAG, _INT_RE, list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT_TAG, _FLOAT_RE, list("-+0123456789."))
+
+
+def _scalar(loader, node, rx, what) -> str:
+    text = loader.construct_scalar(node)
+    if not rx.match(text):  # reachable with an explicit tag, e.g. ``!!int 1_000``
+        raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a YAML 1.2 {what}",
+                                                node.start_mark)
+    return text
+
+
+def _construct_int(loader, node) -> int:
+    text = _scalar(loader, node, _INT_RE, "integer")
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    # Decimal: Python's int(str) refuses more than 4300 digits; the int64 check names such a value.
+    return int(text) if len(text) < 4000 else int(decimal.Decimal(text))
+
+
+def _construct_float(loader, node) -> float:
+    text = _scalar(loader, node, _FLOAT_RE, "float")
+    low = text.lower()
+    if low.endswith(".inf"):
+        return -math.inf if text[0] == "-" else math.inf
+    return math.nan if low == ".nan" else float(text)
+
+
+def _construct_bool(loader, node) -> bool:
+    return _scalar(loader, node, _BOOL_RE, "boolean").lower() == "true"
+
+
+_Loader.add_constructor(_INT_TAG, _construct_int)
+_Loader.add_constructor(_FLOAT_TAG, _construct_float)
+_Loader.add_constructor(_BOOL_TAG, _construct_bool)
 
 
 def _no_duplicates(loader, node, deep=False):
@@ -96,8 +187,8 @@ def _type_name(tp) -> str:
     if origin is tuple:
         args = typing.get_args(tp)
         inner = _type_name(args[0]) if args else "value"
-        return f"a list of {inner}"
-    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
+        return f"a non-empty list of {inner}"
+    return {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}.get(
         tp, getattr(tp, "__name__", str(tp)))
 
 
@@ -115,7 +206,7 @@ def _coerce(value, tp, meta, path, key):
         return value
     if origin is tuple:
         args = typing.get_args(tp)
-        if not isinstance(value, list):
+        if not isinstance(value, list) or not value:
             raise ConfigError(path, key, _type_name(tp), value)
         elem = args[0]
         return tuple(_coerce(v, elem, meta, path, f"{key}[{i}]") for i, v in enumerate(value))
@@ -128,10 +219,17 @@ def _coerce(value, tp, meta, path, key):
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(path, key, want, value)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ConfigError(path, key, f"{want}, within the int64 range [-2^63, 2^63 - 1]", value)
     elif tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(path, key, want, value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an int past the float range
+            raise ConfigError(path, key, want, value) from None
+        if not math.isfinite(value):  # .inf, .nan, 1e400
+            raise ConfigError(path, key, want, value)
     elif tp is str:
         if not isinstance(value, str):
             raise ConfigError(path, key, want, value)
@@ -192,17 +290,52 @@ class RunConfig:
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def _expanded_size_exceeds(node: yaml.Node, limit: int) -> bool:
+    """Whether the composed document ``node`` has more than ``limit`` nodes with aliases followed (an alias
+    is the node it names, so shared and recursive nodes count once per reference). Stops at ``limit``."""
+    count, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(n, yaml.SequenceNode):
+            stack.extend(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend(x for pair in n.value for x in pair)
+    return False
+
+
 def read_yaml(path: str | Path) -> dict:
-    """Parse a YAML file with the strict loader; any problem is a ConfigError."""
+    """Parse a YAML file with the strict loader; any problem is a ConfigError.
+
+    The document is composed first and refused if it has more than :data:`MAX_NODES` nodes once aliases
+    are expanded, so that no alias bomb is ever built into Python objects (or quoted in an error)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(path, "-", "an existing YAML file", "no such file")
     try:
-        data = yaml.load(p.read_text(), Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(path, "-", "a UTF-8 text file",
+                          f"byte {e.object[e.start]:#04x} at offset {e.start}") from None
+    except OSError as e:
+        raise ConfigError(path, "-", "a readable file", e.strerror or str(e)) from None
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and _expanded_size_exceeds(node, MAX_NODES):
+            raise ConfigError(path, "-", f"at most {MAX_NODES} YAML nodes with aliases expanded "
+                              "(an alias bomb?)", f"more than {MAX_NODES}")
+        data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "-"
         raise ConfigError(path, where, "valid YAML", getattr(e, "problem", str(e))) from None
+    except RecursionError:
+        raise ConfigError(path, "-", "YAML nested less deeply", "too deep to parse") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise ConfigError(path, "-", "a mapping at the top level", type(data).__name__)
     return data
@@ -233,7 +366,9 @@ def load(path: str | Path, scale: str, schemas: dict[str, type], sim: str | None
         raise ConfigError(path, "sim", f"'{sim}' (this is sims.{sim})", data["sim"])
     if data["experiment"] not in schemas:
         raise ConfigError(path, "experiment", "one of " + ", ".join(sorted(schemas)), data["experiment"])
-    seed = _coerce(data.get("seed", 0), int, {"ge": 0}, path, "seed")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise ConfigError(path, "seed", "an integer in [0, 2^63 - 1] (a jax.random.key seed)", seed)
     merged: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for section in ("params", scale):

@@ -8,12 +8,13 @@ Experiments (configs ``paper_configs/neuromanifold_<experiment>.yaml``):
   of the full loss (MLP) and the pruned coordinate's gradient (CNN) (Thm 4.3 / Prop 4.5).
 * ``sparsity``: how often gradient descent ends near a subnetwork, MLP vs CNN.
 
-The math lives in ``theory/neuromanifold.py``; this module only sweeps it.
+The math lives in ``theory/neuromanifold/``; this module only sweeps it.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +40,9 @@ class DimensionsParams:
 
 
 def _architectures(p: DimensionsParams, seed: int) -> list[tuple[int, ...]]:
-    import random
-
+    """The swept MLPs as width tuples ``(d_0, ..., d_L)``: for each ``L`` in ``p.depths`` (in that order)
+    every net of :func:`theory.neuromanifold.mlp_grid` with widths ``1..p.max_width``, or a sorted
+    fixed-seed (``seed + L``) sample of ``p.max_per_depth`` of them when there are more."""
     out = []
     for L in p.depths:
         archs = nm.mlp_grid(p.max_width, (L,))
@@ -51,6 +53,29 @@ def _architectures(p: DimensionsParams, seed: int) -> list[tuple[int, ...]]:
 
 
 def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
+    """Generic Jacobian rank (the neuromanifold dimension) of polynomial MLPs over a grid of
+    architectures and activations, exact and numeric, against N, dim V and the formula.
+
+    Source: Thm 4.1 (finite identifiability => dim = N for generic activations of large degree;
+    monomials lose one per hidden neuron, Kileel-Trager-Bruna 2019), ``paper_configs/neuromanifold_dimensions.yaml``. Architectures from
+    :func:`_architectures`; per activation one resumable part ``dims-<name>``.
+
+    Returns (``n_arch`` = number of architectures, ``n_act = len(p.activations)``):
+      widths [n_arch, max(p.depths) + 1]: widths ``(d_0, ..., d_L)`` of each net, zero-padded on the right.
+      depth [n_arch]: number of weight layers L.
+      n_params [n_arch]: parameter count ``N = sum_l d_l d_{l-1}``.
+      activations [n_act]: activation names (strings, keys of ``nm.ACTIVATIONS``).
+      exact_rank [n_act, n_arch]: generic Jacobian rank over F_p (``nm.generic_rank``, max over
+        ``p.n_points`` random points).
+      numeric_rank [n_act, n_arch]: float64 JAX rank (``nm.mlp_numeric_ranks``); -1 when ``p.numeric`` is
+        false.
+      expected [n_act, n_arch]: the expected dimension E(w) (``nm.expected_dimension``): the paper's
+        formula capped by dim V and by the factorization bound at every hidden layer.
+      ambient [n_act, n_arch]: the ambient dimension dim V (``nm.mlp_ambient_dimension``).
+
+    ``ctx.summary``: ``architectures`` (n_arch), ``defective[<activation>]`` (nets whose exact rank is not
+    the formula's), ``numeric==exact[<activation>]`` (``"k/n_arch"`` agreeing; only when ``p.numeric``).
+    """
     archs = _architectures(p, ctx.config.seed)
     widths = np.full((len(archs), max(p.depths) + 1), 0, dtype=np.int64)
     for i, w in enumerate(archs):
@@ -86,7 +111,7 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class ExposureParams:
-    n_targets: int = param(100, ge=1)
+    n_targets: int = param(100, ge=1, le=runtime.MAX_SEEDS)
     mlp_restarts: int = param(8, ge=1)
     mlp_steps: int = param(300, ge=1)
     cnn_restarts: int = param(4, ge=1)
@@ -95,6 +120,30 @@ class ExposureParams:
 
 
 def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
+    """Critical exposure: how often the best subnetwork is a critical point of the full MSE loss, for
+    random targets ``u ~ N(0, I)`` in coefficient space, MLP against CNN.
+
+    Source: Thm 4.3 (MLP subnetworks critically exposed) and Prop 4.5 (CNN subnetworks not),
+    ``paper_configs/neuromanifold_exposure.yaml``. ``nm.exposure_trial_fn`` per target for
+    ``nm.COMPARED_MLP`` (the (2,2,1) MLP, x^3 + x^2, neuron 0 of the hidden layer removed) and
+    ``nm.COMPARED_CNN`` (the (3,2), stride-2 CNN, y^2 + y, each filter end entry pruned in turn).
+
+    Returns (``n = p.n_targets``; the CNN has ``n_pruned = 4`` pruned coordinates):
+      mlp_critical [n]: the converged best subnetwork is a critical point of the full loss (full gradient
+        norm ``< p.tol``) (bool).
+      mlp_full_grad [n]: full-loss gradient norm at the embedded best subnetwork (NaN if no restart
+        converged).
+      mlp_converged [n]: some restart converged (subnetwork gradient ``< p.tol``, bounded, finite) (bool).
+      cnn_critical [n]: some pruned coordinate's gradient is ``< p.tol`` at a converged subnetwork (bool).
+      cnn_pruned_grad [n, n_pruned]: ``|dL/dw_pruned|`` at the best converged run for each pruned entry
+        (NaN if none converged).
+      cnn_full_grad [n, n_pruned]: full-loss gradient norm there (NaN if none converged).
+      tol []: the tolerance ``p.tol``.
+
+    ``ctx.summary``: ``mlp_critical_fraction``, ``mlp_critical_stderr``, ``cnn_critical_fraction``,
+    ``cnn_critical_stderr`` (binomial standard errors), ``cnn_min_pruned_grad`` (smallest finite
+    ``cnn_pruned_grad``, NaN if none).
+    """
     n = p.n_targets
     mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(
         nm.exposure_trial_fn(*nm.COMPARED_MLP, n_restarts=p.mlp_restarts, n_steps=p.mlp_steps, tol=p.tol),
@@ -116,7 +165,7 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class SparsityParams:
-    n_runs: int = param(400, ge=1)
+    n_runs: int = param(400, ge=1, le=runtime.MAX_SEEDS)
     n_steps: int = param(4000, ge=1)
     lr: float = param(0.01, gt=0)
     init_scale: float = param(0.5, gt=0)
@@ -124,6 +173,24 @@ class SparsityParams:
 
 
 def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
+    """Sparsity bias: how often gradient descent ends near a subnetwork, MLP against CNN.
+
+    Source: Sec. 4 discussion (critical exposure => sparsity bias of MLPs, not CNNs),
+    ``paper_configs/neuromanifold_sparsity.yaml``. ``p.n_runs`` runs of ``nm.sparsity_trial_fn`` each
+    (``p.n_steps`` steps of clipped GD, lr ``p.lr``, init std ``p.init_scale``, target ``u ~ N(0, I)``,
+    loss ``||coef(f_W) - u||^2``) for ``nm.COMPARED_MLP`` and ``nm.COMPARED_CNN``.
+
+    Returns, for ``name`` in ``mlp``, ``cnn`` (``n_thr = len(p.thresholds)``):
+      {name}_distance [p.n_runs]: scale-free distance to a subnetwork at the end, in [0, 1]
+        (``nm.subnetwork_distance``).
+      {name}_loss [p.n_runs]: final loss ``||coef(f_W) - u||^2``.
+      {name}_grad [p.n_runs]: final gradient norm.
+      {name}_share [n_thr]: fraction of runs with distance below each threshold.
+      {name}_share_stderr [n_thr]: its binomial standard error ``sqrt(s (1 - s) / p.n_runs)``.
+      thresholds [n_thr]: the distance thresholds.
+
+    ``ctx.summary``: ``{name}_share<{t:g}`` for each threshold t (the shares).
+    """
     out = {}
     for i, (name, spec) in enumerate((("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN))):
         r = ctx.parts.get(name, lambda spec=spec, i=i: runtime.map_seeds(
@@ -143,9 +210,9 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
 
 
 EXPERIMENTS = {
-    "dimensions": (DimensionsParams, run_dimensions),
-    "exposure": (ExposureParams, run_exposure),
-    "sparsity": (SparsityParams, run_sparsity),
+    "dimensions": cli.Experiment(DimensionsParams, run_dimensions),
+    "exposure": cli.Experiment(ExposureParams, run_exposure),
+    "sparsity": cli.Experiment(SparsityParams, run_sparsity),
 }
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Simulations for ReLU networks on DAGs (Nurisso et al., ICLR 2026, arXiv 2602.00693); math in
-``theory/relu_dag.py``.
+``theory/relu_dag/``.
 
 Experiments (one config each, ``paper_configs/relu_dag_<name>.yaml``):
 
@@ -8,7 +8,8 @@ Experiments (one config each, ``paper_configs/relu_dag_<name>.yaml``):
   weight's sign is frozen); components are grouped by the number of positive output weights.
 * ``init_probability``: probability that Kaiming/Xavier-normal initialisation of a d-l-1 network lands in
   a disconnected ``H``, closed form against Monte Carlo over a (d, l) grid.
-* ``pruning``: loss and number of cut-off sub-networks ``kappa`` along training for each regulariser.
+* ``pruning``: loss, number of cut-off sub-networks ``kappa`` and distance to the singular locus along
+  training for each regulariser, and what magnitude pruning of the final weights cuts off and costs.
 * ``conservation``: drift of the balance vector against step size for GD, RK4 gradient flow and Adam.
 
 Seeds run through ``sims.runtime.map_seeds`` / ``mean_over_seeds`` (sharded over all devices).
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
+from sklearn.datasets import load_breast_cancer
 
 from sims import cli, runtime
 from sims.config import param
@@ -38,7 +41,7 @@ class ObstructionParams:
     lr: float = param(0.05, gt=0)
     n_steps: int = param(2000, ge=1)
     n_save: int = param(100, ge=1)
-    n_seeds: int = param(4, ge=1, doc="runs per component class")
+    n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS, doc="runs per component class")
     n_data: int = param(569, ge=10, doc="first n_data points of the (shuffled) data set")
 
     def __post_init__(self):
@@ -49,8 +52,6 @@ class ObstructionParams:
 def breast_cancer(n: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled breast-cancer data, shuffled with ``seed``, features standardised, a
     constant-1 column appended (the bias input). Returns ``X [n, 31]``, ``y [n, 1]`` in {0, 1}."""
-    from sklearn.datasets import load_breast_cancer
-
     X, y = load_breast_cancer(return_X_y=True)
     perm = np.random.default_rng(seed).permutation(len(y))[:n]
     X, y = X[perm], y[perm].astype(np.float64)
@@ -67,6 +68,31 @@ def component_init(key, d: int, l: int, n_pos, margin: float):
 
 
 def run_obstruction(p: ObstructionParams, ctx) -> dict:
+    """Training curves of a d-l-1 ReLU network started in different components of ``H_G(c)``.
+
+    Source: Nurisso et al., frozen output signs (paper line 358, brief 2.7) and the component count of
+    Theorem 1 (``2^l`` when every ``c_k < 0``), ``paper_configs/relu_dag_obstruction.yaml``. Data:
+    :func:`breast_cancer` (``d = 31`` inputs with the bias), ``l = p.hidden``, logistic loss (BCE on
+    logits). Each seed draws one Kaiming-normal in-weight matrix and starts from it in every component
+    class ``n_pos = 0..l`` (:func:`component_init`, ``c_k = -p.margin``); full-batch GD with lr ``p.lr``
+    for ``p.n_steps`` steps, saved every ``p.n_steps // p.n_save``.
+
+    Returns (``l = p.hidden``):
+      steps [p.n_save + 1]: GD step of each saved point (0 first).
+      n_pos [l + 1]: number of positive output weights of each component class (0..l).
+      loss [l + 1, p.n_seeds, p.n_save + 1]: training BCE (nats) at the saved points.
+      acc [l + 1, p.n_seeds]: final training accuracy (fraction of ``(logit > 0) == (y = 1)``).
+      flips [l + 1, p.n_seeds]: output weights whose sign differs from the initial one, summed over the
+        saved points (0: the signs are frozen).
+      drift [l + 1, p.n_seeds]: ``max |c_k + p.margin|`` over hidden neurons and saved points: the drift
+        of the balance vector from its initial value (GD's O(lr) drift).
+      bounds [2]: BCE lower bounds ``(frac(y=1) ln 2, frac(y=0) ln 2)`` for all output weights negative /
+        all positive.
+
+    ``ctx.summary``: ``n_components`` (exact component count of ``H_G(c)`` at seed 0's initial point,
+    ``2^l``), ``bound_all_positive``, ``bound_all_negative`` (as in ``bounds``), ``max_sign_flips`` (the
+    largest ``flips``).
+    """
     X, y = breast_cancer(p.n_data, ctx.config.seed)
     d, l = X.shape[1], p.hidden
     G = R.dl1_graph(d, l)
@@ -125,10 +151,28 @@ def run_obstruction(p: ObstructionParams, ctx) -> dict:
 class InitProbabilityParams:
     ds: tuple[int, ...] = param((2, 3, 4, 6, 8, 12, 16), ge=2, doc="input dimensions d")
     ls: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), ge=1, doc="hidden widths l")
-    n_samples: int = param(4000, ge=2)
+    n_samples: int = param(4000, ge=2, le=runtime.MAX_SEEDS)
 
 
 def run_init_probability(p: InitProbabilityParams, ctx) -> dict:
+    """Probability that Kaiming-/Xavier-normal initialisation of a d-l-1 ReLU network lands in a
+    disconnected ``H_G(c)`` (some ``c_k < 0``): closed form against Monte Carlo.
+
+    Source: Nurisso, Leroy, Vaccarino, NeurIPS 2024 (obstruction probability figure), brief 2.3,
+    ``paper_configs/relu_dag_init_probability.yaml``; formula ``R.disconnection_probability``, draws
+    ``R.disconnection_monte_carlo`` (``p.n_samples`` of them).
+
+    Returns (axis 0 of the grids: init ``kaiming``, ``xavier``; ``n_d = len(p.ds)``, ``n_l = len(p.ls)``):
+      ds [n_d]: input dimensions d.
+      ls [n_l]: hidden widths l.
+      monte_carlo [2, n_d, n_l]: fraction of the draws with a disconnected ``H``.
+      stderr [2, n_d, n_l]: its standard error over the draws.
+      formula [2, n_d, n_l]: the closed-form probability ``1 - P(F_{d,1} >= s_out^2 / (d s_in^2))^l``.
+      z [2, n_d, n_l]: ``(monte_carlo - formula) / sqrt(formula (1 - formula) / p.n_samples)`` (0 where
+        that standard deviation is 0).
+
+    ``ctx.summary``: ``max_abs_z``, the largest ``|z|``.
+    """
     mean, se = runtime.mean_over_seeds(lambda k: R.disconnection_monte_carlo(k, p.ds, p.ls),
                                        ctx.config.seed, p.n_samples, mesh=ctx.mesh)
     formula = np.array([[[R.disconnection_probability(d, l, ini) for l in p.ls] for d in p.ds]
@@ -152,8 +196,10 @@ class PruningParams:
     lr: float = param(0.05, gt=0)
     n_steps: int = param(2000, ge=1)
     n_save: int = param(40, ge=1)
-    n_seeds: int = param(3, ge=1)
+    n_seeds: int = param(3, ge=1, le=runtime.MAX_SEEDS)
     n_data: int = param(128, ge=4)
+    prune_tau: float = param(1e-3, gt=0, doc="magnitude threshold of the pruning comparison (2 lr lam: the "
+                                               "amplitude of the L1 subgradient's chatter around 0)")
 
     def __post_init__(self):
         bad = [r for r in self.regularisers if r not in R.REGULARISERS]
@@ -164,9 +210,45 @@ class PruningParams:
 
 
 def run_pruning(p: PruningParams, ctx) -> dict:
+    """Self-pruning: loss and number ``kappa`` of cut-off sub-networks along training, per regulariser.
+
+    Source: Nurisso et al., self-pruning section and the theorem on singular points (rank
+    ``|V_hid| - kappa``), brief 2.6, ``paper_configs/relu_dag_pruning.yaml``. The 2-8-8-1 network on
+    ``y = ReLU(x1 + x2) - ReLU(x1 - x2)`` (``R.pruning_problem``, ``p.n_data`` points), trained by
+    ``R.make_trainer`` (half-MSE, lr ``p.lr``, strength ``p.lam``) for ``p.n_steps`` steps, saved every
+    ``p.n_steps // p.n_save``; the final network is pruned (``R.prune``) and compared on 256 fresh inputs.
+    Every seed starts from the same initial weights under every regulariser (seed-paired comparisons).
+
+    The regularisers are compared as the paper's self-pruning section does (by convergence to isolated
+    sub-networks and the loss after pruning): the distance to the singular locus along training
+    (``R.singular_value_ratio``), and magnitude pruning of the final weights at ``p.prune_tau`` (weights
+    with ``|theta| < tau`` set to 0): how many sub-networks it cuts off and what it costs in training loss.
+
+    Returns (``n_reg = len(p.regularisers)``, ``|E| = 88``):
+      steps [p.n_save + 1]: optimisation step of each saved point (0 first).
+      regularisers [n_reg]: regulariser names (strings).
+      loss [n_reg, p.n_seeds, p.n_save + 1]: training loss (half mean squared error, regulariser excluded).
+      kappa [n_reg, p.n_seeds, p.n_save + 1]: number of cut-off sub-networks (support components touching
+        no input or output, ``R.support_components``).
+      zeros [n_reg, p.n_seeds, p.n_save + 1]: number of weights that are exactly 0 (of the 88 edges).
+      sv_ratio [n_reg, p.n_seeds, p.n_save + 1]: ``s_min / s_max`` of ``B~ diag(theta)`` (0 at a singular
+        point).
+      bit_equal [n_reg, p.n_seeds]: whether the pruned final network's outputs equal the unpruned ones
+        bit for bit (bool).
+      theta_final [n_reg, p.n_seeds, |E|]: the final weights.
+      kappa_tau [n_reg, p.n_seeds]: cut-off sub-networks after magnitude pruning at ``p.prune_tau``.
+      pruned_tau [n_reg, p.n_seeds]: weights set to 0 by that pruning (exact zeros included).
+      loss_tau [n_reg, p.n_seeds]: training loss after that pruning (compare ``loss[..., -1]``).
+
+    ``ctx.summary``: ``pruned_bit_equal`` (all of ``bit_equal``), ``final_kappa`` (``{regulariser: [final
+    kappa per seed]}``), ``kappa_tau`` (``{regulariser: [kappa_tau per seed]}``).
+    """
     G, X, Y = R.pruning_problem(p.n_data, ctx.config.seed)
+    info = R.structure(G)
     Xt = np.random.default_rng(ctx.config.seed + 1).normal(size=(256, 2))
-    loss, kappa, zeros, bit_equal = [], [], [], []
+    f, lf = R.forward_fn(G), R.loss_fn("mse")
+    train_loss = jax.jit(jax.vmap(lambda t: lf(f(t, X), Y)))
+    loss, kappa, zeros, bit_equal, ratio, final, kappa_tau, pruned_tau, loss_tau = ([] for _ in range(9))
     for reg in p.regularisers:
         run = R.make_trainer(G, X, Y, reg=reg, lr=p.lr, lam=p.lam, n_steps=p.n_steps, n_save=p.n_save)
         out = ctx.parts.get(reg, lambda run=run: runtime.map_seeds(run, ctx.config.seed, p.n_seeds,
@@ -178,15 +260,25 @@ def run_pruning(p: PruningParams, ctx) -> dict:
             td = R.theta_dict(G, th)
             H, thp = R.prune(G, td)
             eq.append(R.forward_sequential(G, td, Xt).tobytes() == R.forward_sequential(H, thp, Xt).tobytes())
+        th_T = np.asarray(out["theta"][:, -1])                               # [n_seeds, |E|]
+        th_tau = np.where(np.abs(th_T) < p.prune_tau, 0.0, th_T)
         loss.append(out["loss"])
         kappa.append(ks)
         zeros.append((out["theta"] == 0).sum(-1))
         bit_equal.append(eq)
+        ratio.append(R.singular_value_ratio(info.B, out["theta"]))
+        final.append(th_T)
+        kappa_tau.append([len(R.support_components(G, R.theta_dict(G, t))) for t in th_tau])
+        pruned_tau.append((th_tau == 0).sum(-1))
+        loss_tau.append(np.asarray(train_loss(jnp.asarray(th_tau))))
     ctx.summary["pruned_bit_equal"] = bool(np.all(bit_equal))
     ctx.summary["final_kappa"] = {r: [int(k) for k in ks[:, -1]] for r, ks in zip(p.regularisers, kappa)}
+    ctx.summary["kappa_tau"] = {r: [int(k) for k in ks] for r, ks in zip(p.regularisers, kappa_tau)}
     return {"steps": np.arange(p.n_save + 1) * (p.n_steps // p.n_save),
             "regularisers": np.array(p.regularisers), "loss": np.stack(loss), "kappa": np.stack(kappa),
-            "zeros": np.stack(zeros), "bit_equal": np.array(bit_equal)}
+            "zeros": np.stack(zeros), "sv_ratio": np.stack(ratio), "bit_equal": np.array(bit_equal),
+            "theta_final": np.stack(final), "kappa_tau": np.array(kappa_tau),
+            "pruned_tau": np.stack(pruned_tau), "loss_tau": np.stack(loss_tau)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -199,13 +291,31 @@ class ConservationParams:
     etas: tuple[float, ...] = param((0.2, 0.1, 0.05, 0.02, 0.01), gt=0, doc="step sizes")
     horizon: float = param(2.0, gt=0, doc="training time T; n_steps = T / eta")
     n_hidden: int = param(8, ge=1)
-    n_seeds: int = param(4, ge=1)
+    n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)
     graph_seed: int = param(3, ge=0)
 
 
 def run_conservation(p: ConservationParams, ctx) -> dict:
-    import optax
+    """Drift of the balance vector ``c = B~ theta^2`` against the step size for GD, RK4 gradient flow
+    and Adam over a fixed training time.
 
+    Source: the conservation law ``<<theta, grad L>>_v = 0`` (Def. 1; Du, Hu & Lee 2018) of Nurisso et al.,
+    ``paper_configs/relu_dag_conservation.yaml``. A random DAG (``R.random_dag`` with seed
+    ``p.graph_seed``: 3 inputs, ``p.n_hidden`` hidden nodes, 2 outputs, edge probability 0.35), 32
+    Gaussian data points, MSE; ``theta0 ~ 0.7 N(0, I)`` per seed; ``n = max(1, round(p.horizon / eta))``
+    steps of GD (step eta), RK4 on the gradient flow (step eta) and Adam (``optax.scale_by_adam``, lr eta).
+    GD changes ``c`` by exactly ``eta^2 B~ g^2`` per step, RK4 only by its integration error, Adam by O(1).
+
+    Returns (``n_etas = len(p.etas)``):
+      etas [n_etas]: step sizes eta.
+      methods [3]: method names, ``GD``, ``RK4 flow``, ``Adam`` (the first axis of ``drift``).
+      drift [3, n_etas, p.n_seeds]: ``max_t max_v |c_v(theta_t) - c_v(theta_0)|`` over the n steps.
+      gd_identity_err [n_etas, p.n_seeds]: GD's error in the exact identity ``c(theta_n) - c(theta_0) =
+        sum_t eta^2 B~ g_t^2``, max over hidden nodes, relative to ``1 + max |c(theta_0)|`` (rounding only).
+      horizon []: the training time T.
+
+    ``ctx.summary``: ``gd_identity_max_err``, the largest ``gd_identity_err``.
+    """
     G = R.random_dag(np.random.default_rng(p.graph_seed), 3, p.n_hidden, 2, 0.35)
     info = R.structure(G)
     f, lf = R.forward_fn(G), R.loss_fn("mse")
@@ -254,10 +364,10 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
 
 
 EXPERIMENTS = {
-    "obstruction": (ObstructionParams, run_obstruction),
-    "init_probability": (InitProbabilityParams, run_init_probability),
-    "pruning": (PruningParams, run_pruning),
-    "conservation": (ConservationParams, run_conservation),
+    "obstruction": cli.Experiment(ObstructionParams, run_obstruction),
+    "init_probability": cli.Experiment(InitProbabilityParams, run_init_probability),
+    "pruning": cli.Experiment(PruningParams, run_pruning),
+    "conservation": cli.Experiment(ConservationParams, run_conservation),
 }
 
 if __name__ == "__main__":

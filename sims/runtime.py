@@ -3,6 +3,7 @@
 Seeds (and sweeps) are a leading array axis: a per-seed function is ``vmap``-ed and the seed axis is
 sharded over a mesh of every device (``jax.make_mesh`` + ``NamedSharding``), which is what ``pmap``
 became in current JAX. Per-device reductions (Monte Carlo means) use ``jax.shard_map`` with a ``psum``.
+Seed indices are int32 (``fold_in`` data), so a sweep has at most ``2**31 - 1`` seeds (:data:`MAX_SEEDS`).
 
 Randomness: seed ``i`` of a sweep with root seed ``s`` uses ``fold_in(key(s), i)`` and
 ``jax_threefry_partitionable`` is set explicitly, so the draws of seed ``i`` are bit-identical whatever
@@ -24,10 +25,13 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
+from tqdm.auto import tqdm
 
 AXIS = "seeds"
+MAX_SEEDS = 2**31 - 1  # seed indices are int32
 _STATE: dict[str, Any] = {"done": False}
 
 
@@ -89,12 +93,23 @@ def seed_key(seed: int, index) -> jax.Array:
     return jax.random.fold_in(jax.random.key(seed), index)
 
 
+def _check_n_seeds(n_seeds: int) -> None:
+    """Raise ValueError unless ``1 <= n_seeds < 2**31`` (seed indices are int32)."""
+    if not 1 <= n_seeds <= MAX_SEEDS:
+        raise ValueError(f"n_seeds must be in [1, 2**31 - 1] (seed indices are int32), got {n_seeds}")
+
+
 def seed_indices(n: int, mesh) -> tuple[jax.Array, int]:
     """Seed indices 0..n-1, padded (by repeating the last) to a multiple of the mesh size and sharded
-    over the ``"seeds"`` axis (across processes too). Returns ``(indices [padded], padded)``."""
+    over the ``"seeds"`` axis (across processes too). Returns ``(indices [padded], padded)``.
+
+    Raises:
+      ValueError: ``n`` is not in ``[1, 2**31 - 1]``.
+    """
+    _check_n_seeds(n)
     size = mesh.devices.size
     padded = -(-n // size) * size
-    idx = np.minimum(np.arange(padded, dtype=np.int32), n - 1)
+    idx = np.minimum(np.arange(padded), n - 1).astype(np.int32)  # padding may pass 2**31 - 1; n - 1 not
     sharding = NamedSharding(mesh, P(AXIS))
     arr = jax.make_array_from_callback((padded,), sharding, lambda s: idx[s])
     return arr, padded
@@ -103,7 +118,6 @@ def seed_indices(n: int, mesh) -> tuple[jax.Array, int]:
 def to_host(tree):
     """Gather a (possibly multi-process) sharded pytree to numpy on every process."""
     if jax.process_count() > 1:
-        from jax.experimental import multihost_utils
         return multihost_utils.process_allgather(tree, tiled=True)
     return jax.tree.map(np.asarray, tree)
 
@@ -119,10 +133,9 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
     Returns:
       The pytree of numpy arrays with leading axis ``[n_seeds]``, identical on every process.
     Raises:
-      ValueError: ``n_seeds < 1``.
+      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``.
     """
-    if n_seeds < 1:
-        raise ValueError(f"n_seeds must be >= 1, got {n_seeds}")
+    _check_n_seeds(n_seeds)
     mesh = mesh if mesh is not None else make_mesh()
     idx, _ = seed_indices(n_seeds, mesh)
     out_sharding = NamedSharding(mesh, P(AXIS))
@@ -140,13 +153,22 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
 def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None):
     """Monte Carlo mean and standard error of ``fn(key, *args)`` over seeds, reduced per device.
 
-    Each device evaluates its shard of seeds (vmapped), sums values and squares locally, and one
-    ``psum`` over the mesh combines them (``jax.shard_map``); padded seeds get weight 0.
+    Each device evaluates its shard of seeds (vmapped) and reduces its valid (non-padded) seeds to a
+    count ``n_i``, a mean ``c_i`` and centred sums; one ``jax.shard_map`` combines them over the mesh with
+    ``psum`` by Chan et al.'s parallel formula: ``mean = psum(n_i c_i + r_i) / N`` and
+    ``M2 = psum(q_i + n_i d_i**2 + 2 d_i r_i)`` with ``d_i = c_i - mean``, ``q_i = sum (x - c_i)**2`` and
+    ``r_i = sum (x - c_i)``. ``r_i`` is 0 in exact arithmetic; keeping it (the corrected two-pass term)
+    makes ``M2`` exact to rounding even though ``c_i`` is itself rounded, which matters when the mean is
+    large against the spread (one-pass ``E[x^2] - mean^2`` cancels to 0 there). Padded seeds are left out
+    (weight 0, even if not finite) and a device holding only padded seeds contributes nothing.
 
     Returns:
       ``(mean, stderr)`` pytrees of numpy arrays shaped like one seed's output; ``stderr`` is the
       sample standard deviation over seeds divided by sqrt(n_seeds) (0 when ``n_seeds == 1``).
+    Raises:
+      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``.
     """
+    _check_n_seeds(n_seeds)
     mesh = mesh if mesh is not None else make_mesh()
     idx, _ = seed_indices(n_seeds, mesh)
     valid = jax.device_put(np.arange(idx.shape[0]) < n_seeds, NamedSharding(mesh, P(AXIS)))
@@ -154,32 +176,38 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
     def local(idx, valid, *args):
         keys = jax.vmap(lambda i: seed_key(seed, i))(idx)
         vals = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(keys, *args)
-        w = valid.astype(jnp.result_type(float))
+        ftype = jnp.result_type(float)
+        n_i = jnp.sum(valid.astype(ftype))
+        n = jax.lax.psum(n_i, AXIS)
 
         def moments(v):
-            wv = w.reshape((-1,) + (1,) * (v.ndim - 1))
-            return (jax.lax.psum(jnp.sum(wv * v, 0), AXIS), jax.lax.psum(jnp.sum(wv * v * v, 0), AXIS))
+            v = v.astype(jnp.result_type(v.dtype, ftype))
+            ok = valid.reshape((-1,) + (1,) * (v.ndim - 1))
+            c = jnp.sum(jnp.where(ok, v, 0), 0) / jnp.maximum(n_i, 1)  # 0 on an all-padding device
+            dev = jnp.where(ok, v - c, 0)
+            r, q = jnp.sum(dev, 0), jnp.sum(dev * dev, 0)
+            mean = jax.lax.psum(n_i * c + r, AXIS) / n
+            d = c - mean
+            return mean, jax.lax.psum(q + d * (n_i * d + 2 * r), AXIS)
 
         return jax.tree.map(moments, vals)
 
     in_specs = (P(AXIS), P(AXIS)) + (P(),) * len(args)
     # check_vma=False: per-seed functions are written for vmap and need not annotate varying values.
     sm = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=in_specs, out_specs=P(), check_vma=False))
-    sums = jax.tree.map(np.asarray, sm(idx, valid, *args))
+    moments = jax.tree.map(np.asarray, sm(idx, valid, *args))
     is_pair = lambda x: isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], tuple)  # noqa: E731
-    mean = jax.tree.map(lambda s: s[0] / n_seeds, sums, is_leaf=is_pair)
+    mean = jax.tree.map(lambda m: m[0], moments, is_leaf=is_pair)
     if n_seeds == 1:
         return mean, jax.tree.map(np.zeros_like, mean)
-    var = jax.tree.map(lambda s, m: np.maximum(s[1] / n_seeds - m * m, 0.0) * n_seeds / (n_seeds - 1),
-                       sums, mean, is_leaf=is_pair)
-    return mean, jax.tree.map(lambda v: np.sqrt(v / n_seeds), var)
+    # M2 >= 0 in exact arithmetic; clip a rounding-negative one (all values equal) before the root.
+    return mean, jax.tree.map(lambda m: np.sqrt(np.maximum(m[1], 0) / (n_seeds - 1) / n_seeds), moments,
+                              is_leaf=is_pair)
 
 
 def progress(total: int, desc: str, unit: str = "step"):
     """A progress bar (steps done, rate, remaining time) on process 0; silent elsewhere or when
     ``PBE_PROGRESS=0``."""
-    from tqdm.auto import tqdm
-
     quiet = not is_writer() or os.environ.get("PBE_PROGRESS", "1") == "0"
     return tqdm(total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True)
 

@@ -10,6 +10,8 @@ Experiments (``paper_configs/seesaw_*.yaml``):
 - ``lm``: Figure 1 at small scale: a character-level transformer (flax + optax AdamW) on the Python
   standard library's source read at run time; cosine vs Seesaw (and the fixed-lr ramp) at equal tokens,
   validation loss against tokens and steps, with the measured gradient noise scale.
+- ``adam_line``: Figure 2 at small scale: the same model under phase schedules (alpha, beta) on the
+  switch points where the reference cosine halves, members on the alpha*sqrt(beta) = 2 line and off it.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import sysconfig
 from pathlib import Path
 from typing import Literal
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 
 from sims import cli, runtime
 from sims.config import param
@@ -45,7 +49,7 @@ class EquivalenceParams:
     n_phases: int = param(4, ge=1)
     sgd_eta0: float = param(0.5, gt=0)
     nsgd_eta0: float = param(0.05, gt=0)
-    n_seeds: int = param(256, ge=1)
+    n_seeds: int = param(256, ge=1, le=runtime.MAX_SEEDS)
     curve_points: int = param(200, ge=2)
 
 
@@ -60,6 +64,35 @@ def _nsgd_effective_lrs(eigs, m0, p, lrs, bs):
 
 
 def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
+    """Excess risk against samples of the (alpha, beta) phase schedules, SGD and NSGD.
+
+    Source: Seesaw Theorem 1 (SGD) and Corollary 1 (NSGD), ``paper_configs/seesaw_equivalence.yaml``.
+    Noisy Gaussian linear regression with power-law spectrum ``th.power_law_eigs(p.d, p.exponent)``
+    (trace 1), ``w0 - w* = 1`` in every eigen-direction, label-noise variance ``p.noise_var``. Member
+    ``(alpha, beta)`` runs ``p.n_phases`` phases of ``p.samples_per_phase`` samples each; phase k uses lr
+    ``eta0 alpha^-k`` and nominal batch ``p.b0 beta^k`` (:func:`theory.seesaw.phase_schedule`; ``eta0`` is
+    ``p.sgd_eta0`` or ``p.nsgd_eta0``). Curves come from the exact recursion
+    (:func:`theory.seesaw.expected_risk`); points are Monte Carlo SGD over ``p.n_seeds`` seeds at the
+    phase ends, for NSGD with the recursion's deterministic normalised step sizes
+    (:func:`_nsgd_effective_lrs`).
+
+    Returns, for ``tag = f"{family}{i}"`` with family ``sgd`` (``i < len(SGD_MEMBERS)`` = 4) and ``nsgd``
+    (``i < len(NSGD_MEMBERS)`` = 7), members in the order of ``SGD_MEMBERS`` / ``NSGD_MEMBERS``:
+      {tag}_ab [2]: the member's (alpha, beta): lr divisor and batch multiplier per phase.
+      {tag}_samples [n_curve]: samples consumed at the curve points; ``n_curve <= p.curve_points`` is the
+        number of distinct steps in ``linspace(0, steps, p.curve_points)`` (first point 0, last the end).
+      {tag}_risk [n_curve]: exact expected excess risk ``E[0.5 sum_j l_j (w - w*)_j^2]`` at those points.
+      {tag}_mc_samples [p.n_phases]: samples consumed at the end of each phase (``k p.samples_per_phase``).
+      {tag}_mc_mean [p.n_phases]: Monte Carlo mean excess risk at the phase ends; NaN when the member's
+        batches are not integers (real-valued batches exist only in the recursion).
+      {tag}_mc_se [p.n_phases]: standard error of ``mc_mean`` over the seeds (NaN likewise).
+      {tag}_exact_at_mc [p.n_phases]: the exact expected excess risk at the phase ends.
+      {tag}_steps []: total optimisation steps of the member's schedule.
+      sgd_count [], nsgd_count []: the number of members of each family (4 and 7).
+
+    ``ctx.summary``: ``max_abs_z_mc_vs_recursion``, the largest ``|mc_mean - exact_at_mc| / mc_se`` over
+    all members and phase ends (NaN entries skipped).
+    """
     eigs = th.power_law_eigs(p.d, p.exponent)
     e0 = np.ones(p.d)
     out: dict[str, np.ndarray] = {}
@@ -146,6 +179,32 @@ def seesaw_schedule(total, b0, gamma, warmup_frac, final_lr_frac, unit=1, fixed_
 
 
 def run_large_batch(p: LargeBatchParams, ctx: cli.Context) -> dict:
+    """Final expected risk of NSGD under cosine, Seesaw and the fixed-lr ramp at equal samples, against
+    the initial batch size, in the variance- and mean-dominated regimes.
+
+    Source: Seesaw Section 5 / Fig. 3 (beyond the critical batch size),
+    ``paper_configs/seesaw_large_batch.yaml``. Exact NSGD recursion (:func:`theory.seesaw.expected_risk`,
+    ``normalized=True``) on the spectrum ``th.power_law_eigs(p.d, p.exponent)`` with ``m0 = 1``, nominal
+    peak lr ``p.eta0``, ``p.total_samples`` samples per run. Cosine: constant batch B0, linear warmup then
+    cosine to ``p.final_lr_frac`` (:func:`cosine_lrs`); Seesaw: real-valued batch ramp ``x p.gamma`` and lr
+    ``x p.gamma^-1/2`` at each milestone (:func:`seesaw_schedule`, ``integer=False``); fixed_lr: the same
+    batch ramp without lr decay after warmup.
+
+    Returns (``n_noise = len(p.noise_vars)``, ``n_batch = len(p.batch_sizes)``):
+      batch_sizes [n_batch]: initial batch size B0 (samples).
+      noise_vars [n_noise]: label-noise variance sigma^2 of each row.
+      cosine [n_noise, n_batch]: final expected excess risk of the cosine schedule.
+      seesaw [n_noise, n_batch]: final expected excess risk of Seesaw.
+      fixed_lr [n_noise, n_batch]: final expected excess risk of the fixed-lr batch ramp.
+      cosine_steps [n_noise, n_batch]: optimisation steps of the cosine run, ``ceil(total_samples / B0)``
+        (float; the same in every row).
+      seesaw_steps [n_noise, n_batch]: optimisation steps of the Seesaw (= fixed-lr) ramp (float; the same
+        in every row).
+      b_noise [n_noise, n_batch]: noise-scale proxy :func:`theory.seesaw.noise_scale` at initialisation
+        (batch size, samples); constant along the batch axis.
+
+    ``ctx.summary``: no keys set.
+    """
     eigs = th.power_law_eigs(p.d, p.exponent)
     out = {"batch_sizes": np.asarray(p.batch_sizes), "noise_vars": np.asarray(p.noise_vars)}
     shape = (len(p.noise_vars), len(p.batch_sizes))
@@ -193,7 +252,7 @@ class LMParams:
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
     schedules: tuple[Literal["cosine", "seesaw", "fixed_lr"], ...] = param(("cosine", "seesaw", "fixed_lr"))
-    n_seeds: int = param(2, ge=1)
+    n_seeds: int = param(2, ge=1, le=runtime.MAX_SEEDS)
     n_evals: int = param(20, ge=2)
     val_windows: int = param(256, ge=1)
     noise_scale_batches: int = param(64, ge=2, doc="micro-batches averaged to estimate the noise scale")
@@ -221,7 +280,10 @@ def stdlib_text(n_chars: int) -> np.ndarray:
 
 
 def _model(p: LMParams):
-    import flax.linen as nn
+    """The character-level transformer (flax): byte embedding (256 symbols, width ``p.d_model``) plus a
+    learned position embedding, ``p.n_layers`` pre-LayerNorm blocks (causal multi-head attention with
+    ``p.n_heads`` heads, GELU MLP of width ``4 d_model``), a final LayerNorm and a 256-way readout.
+    Applied to ``[batch, p.seq_len]`` int tokens it gives ``[batch, p.seq_len, 256]`` next-byte logits."""
 
     class Block(nn.Module):
         @nn.compact
@@ -261,8 +323,6 @@ def lm_schedule(p: LMParams, b0: int, kind: str) -> tuple[np.ndarray, np.ndarray
 
 def _lm_functions(p: LMParams):
     """Model, optimizer and pure step functions; data arrays are arguments (not compiled-in constants)."""
-    import optax
-
     model = _model(p)
     opt = optax.chain(optax.clip_by_global_norm(1.0),
                       optax.inject_hyperparams(optax.adamw)(learning_rate=p.lr, b1=0.9, b2=0.95, eps=1e-8,
@@ -325,15 +385,32 @@ def _lm_functions(p: LMParams):
 CHUNK = 32  # training steps per compiled call
 
 
-def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str, np.ndarray]:
+def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=None) -> dict[str, np.ndarray]:
     """Train ``p.n_seeds`` seeds (a sharded leading axis) with one schedule; validation loss recorded
-    ``p.n_evals`` times at equal token counts. Returns tokens, steps, val_loss ``[n_seeds, n_evals + 1]``
-    and the gradient noise scale at the middle and the end (``[n_seeds, 2]``)."""
+    ``p.n_evals`` times at equal token counts.
+
+    ``kind`` is ``cosine``, ``seesaw`` or ``fixed_lr`` (:func:`lm_schedule` at initial batch ``b0``
+    sequences), unless ``schedule`` gives the per-step ``(lrs, batches)`` itself (``kind`` is then only
+    the progress label); ``data`` is ``(train, val)``, 1-D uint8 character arrays. Evaluation
+    ``e = 1..n_evals`` is at the first step where ``e / n_evals`` of ``p.total_tokens`` is reached.
+    Seed ``i`` starts from the same initialisation whatever the schedule (and step t draws its data
+    from the same key), so runs of one seed are paired across schedules.
+
+    Returns:
+      tokens [n_evals + 1]: tokens consumed at each evaluation (0 first).
+      steps [n_evals + 1]: optimisation step of each evaluation (0 first).
+      val_loss [n_seeds, n_evals + 1]: validation next-character cross-entropy (nats per character), mean
+        over ``p.val_windows`` evenly spaced windows of the validation split.
+      noise_scale [n_seeds, 2]: gradient noise scale B_simple (sequences) after evaluation
+        ``n_evals // 2`` and after the last one.
+      total_steps []: optimisation steps of the whole schedule.
+      batches [total_steps]: the batch of each step (sequences).
+    """
     train, val = data
     n_val = val.shape[0] - p.seq_len - 1
     val_toks = np.stack([np.asarray(val[s:s + p.seq_len + 1])
                          for s in np.linspace(0, n_val, p.val_windows).astype(np.int64)])
-    lrs, batches = lm_schedule(p, b0, kind)
+    lrs, batches = lm_schedule(p, b0, kind) if schedule is None else schedule
     tokens = np.r_[0, np.cumsum(batches)] * p.seq_len
     init, train_step, val_loss, noise_scale = _lm_functions(p)
     # Eval points: the first step at which each 1/n_evals of the tokens is reached.
@@ -390,6 +467,28 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data) -> dict[str
 
 
 def run_lm(p: LMParams, ctx: cli.Context) -> dict:
+    """Character-level transformer LM (AdamW), cosine vs Seesaw (and the fixed-lr ramp) at equal tokens.
+
+    Source: Seesaw Fig. 1 / Table 1 at small scale, ``paper_configs/seesaw_lm.yaml``. The first
+    ``p.n_chars`` characters of the Python standard library (:func:`stdlib_text`), the last ``p.val_frac``
+    held out for validation; one :func:`train_lm` per (B0, schedule), each a resumable part.
+
+    Returns (``n_b0 = len(p.batch_sizes)``, ``n_sched = len(p.schedules)``):
+      batch_sizes [n_b0]: initial batch sizes B0 (sequences of ``p.seq_len`` tokens).
+      schedules [n_sched]: schedule names (strings: cosine, seesaw, fixed_lr).
+      and, for every ``b0`` in ``p.batch_sizes`` and ``kind`` in ``p.schedules``, the arrays of
+      :func:`train_lm` under the prefix ``b{b0}_{kind}_``:
+      b{b0}_{kind}_tokens [n_evals + 1]: tokens consumed at each evaluation (0 first).
+      b{b0}_{kind}_steps [n_evals + 1]: optimisation step of each evaluation (0 first).
+      b{b0}_{kind}_val_loss [n_seeds, n_evals + 1]: validation cross-entropy (nats per character).
+      b{b0}_{kind}_noise_scale [n_seeds, 2]: gradient noise scale B_simple (sequences) after evaluation
+        ``n_evals // 2`` and at the end.
+      b{b0}_{kind}_total_steps []: optimisation steps of the schedule.
+      b{b0}_{kind}_batches [total_steps]: per-step batch (sequences).
+
+    ``ctx.summary``: ``noise_scale_cosine_mid_and_end_mean``, ``{B0: mean of b{B0}_cosine_noise_scale
+    over seeds and both measurements}`` (empty when ``cosine`` is not among ``p.schedules``).
+    """
     text = stdlib_text(p.n_chars)
     cut = int(len(text) * (1 - p.val_frac))
     data = (jnp.asarray(text[:cut]), jnp.asarray(text[cut:]))
@@ -406,10 +505,144 @@ def run_lm(p: LMParams, ctx: cli.Context) -> dict:
     return out
 
 
+# ---------------------------------------------------------------------------------------------------
+# adam_line
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class AdamLineParams:
+    """Character-level transformer LM, AdamW, phase schedules (alpha, beta) at equal tokens (Fig. 2)."""
+
+    n_chars: int = param(1_000_000, ge=10_000, doc="characters of stdlib source to read")
+    val_frac: float = param(0.1, gt=0, lt=0.5)
+    seq_len: int = param(32, ge=8)
+    d_model: int = param(32, ge=8)
+    n_heads: int = param(2, ge=1)
+    n_layers: int = param(2, ge=1)
+    b0: int = param(8, ge=1, doc="initial batch in sequences")
+    micro_batch: int = param(8, ge=1, doc="sequences per accumulated micro-batch (a speed knob only)")
+    total_tokens: int = param(200_000, ge=1000)
+    lr: float = param(1e-2, gt=0)
+    gamma: float = param(2.0, gt=1, doc="switch k where the reference cosine crosses gamma^-k")
+    warmup_frac: float = param(0.1, ge=0, lt=1)
+    final_lr_frac: float = param(0.1, gt=0, lt=1)
+    log2_alphas: tuple[float, ...] = param((1.0, 0.75, 0.5), doc="member i divides the lr by 2^a_i per switch")
+    log2_betas: tuple[float, ...] = param((0.0, 0.5, 1.0), ge=0, doc="and multiplies the batch by 2^b_i")
+    n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)
+    n_evals: int = param(10, ge=2)
+    val_windows: int = param(256, ge=1)
+    noise_scale_batches: int = param(32, ge=2, doc="micro-batches averaged to estimate the noise scale")
+
+    def __post_init__(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
+        if len(self.log2_alphas) != len(self.log2_betas):
+            raise ValueError(f"log2_alphas ({len(self.log2_alphas)}) and log2_betas ({len(self.log2_betas)}) "
+                             "must have one entry per member")
+
+    def lm_params(self) -> LMParams:
+        """The :class:`LMParams` of the shared model, data and optimizer (schedule fields unused)."""
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(LMParams) if hasattr(self, f.name)}
+        return LMParams(**shared, batch_sizes=(self.b0,), schedules=("cosine",))
+
+
+def switch_tokens(total_tokens, warmup_frac, final_lr_frac, gamma) -> list[int]:
+    """Token counts where the post-warmup reference cosine (to ``final_lr_frac``) crosses ``gamma^-k``,
+    k = 1..floor(ln final_lr_frac / ln(1/gamma)): the switch points of Seesaw Algorithm 1 (the same formula
+    as ``theory.seesaw._seesaw_milestones``, which is private; for gamma = 2 they are the points where the
+    cosine halves, Fig. 2: 53.54%, 73.23%, 89.34% of the post-warmup tokens)."""
+    warm = warmup_frac * total_tokens
+    k_max = int(math.log(final_lr_frac) / math.log(1.0 / gamma) + 1e-12)
+    out = []
+    for k in range(1, k_max + 1):
+        c = 2.0 * (gamma ** (-k) - final_lr_frac) / (1.0 - final_lr_frac) - 1.0
+        out.append(int(warm + round((total_tokens - warm) * math.acos(max(-1.0, min(1.0, c))) / math.pi)))
+    return out
+
+
+def line_schedule(total_tokens, seq_len, b0, alpha, beta, *, gamma, warmup_frac, final_lr_frac):
+    """Per-step (lr multiplier, batch in sequences) of the phase process (alpha, beta) on the switch
+    points of :func:`switch_tokens`: warmup at ``b0`` with the lr ramp 0.1 -> 1 of :func:`cosine_lrs`; at
+    switch k the lr multiplier is ``alpha^-k`` and the batch ``floor(b0 beta^k)`` (the running float
+    value floored, as in the released scheduler). Steps continue until ``total_tokens`` are consumed.
+
+    Source: Seesaw Fig. 2 (150M, equivalence line alpha sqrt(beta) = 2, switch points where cosine
+    halves). ``(sqrt(gamma), gamma)`` is Seesaw (:func:`theory.seesaw.seesaw_batches`); ``(gamma, 1)`` the
+    step-decay base.
+    Returns ``(lr_mult [steps], batches [steps] int64)``.
+    Raises ValueError: ``alpha <= 0``, ``beta < 1`` or ``b0 < 1``.
+    """
+    if alpha <= 0 or beta < 1 or b0 < 1:
+        raise ValueError(f"need alpha > 0, beta >= 1, b0 >= 1; got {alpha}, {beta}, {b0}")
+    ms = switch_tokens(total_tokens, warmup_frac, final_lr_frac, gamma)
+    cur_f, k, tokens = float(b0), 0, 0
+    lrs, batches = [], []
+    while tokens < total_tokens:
+        if k < len(ms) and tokens >= ms[k]:
+            k += 1
+            cur_f *= beta
+        b = math.floor(cur_f + 1e-9)
+        t = tokens / total_tokens
+        lrs.append(float(warmup_ramp(np.asarray(t), warmup_frac)) if t < warmup_frac else alpha ** (-k))
+        batches.append(b)
+        tokens += b * seq_len
+    return np.asarray(lrs), np.asarray(batches, np.int64)
+
+
+def run_adam_line(p: AdamLineParams, ctx: cli.Context) -> dict:
+    """Character-level transformer LM (AdamW) under phase schedules (alpha, beta) at equal tokens.
+
+    Source: Seesaw Fig. 2 at small scale, ``paper_configs/seesaw_adam_line.yaml``: schedules with equal
+    ``alpha sqrt(beta)`` (Corollary 1's invariant for normalized SGD, the paper's proxy for Adam) should
+    reach the same loss; off-line members (e.g. ``alpha beta = 2``, SGD's invariant) should not. Model,
+    data, optimizer and training loop are those of the ``lm`` experiment (:func:`train_lm` with
+    ``p.lm_params()``); member i uses :func:`line_schedule` with ``alpha = 2^log2_alphas[i]``,
+    ``beta = 2^log2_betas[i]`` at initial batch ``p.b0``, each a resumable part; seed i has the same
+    initialisation in every member (paired comparisons).
+
+    Returns (``n_members = len(p.log2_alphas)``, ``n_evals = p.n_evals``):
+      alphas [n_members], betas [n_members]: each member's lr divisor and batch multiplier per switch.
+      final_val_loss [n_members, n_seeds]: validation loss (nats/char) at the end of training.
+      val_loss [n_members, n_seeds, n_evals + 1]: validation loss at each evaluation (0 first).
+      tokens [n_members, n_evals + 1]: tokens consumed at each evaluation.
+      steps [n_members, n_evals + 1]: optimisation step of each evaluation.
+      total_steps [n_members]: optimisation steps of each schedule.
+      noise_scale [n_members, n_seeds, 2]: gradient noise scale B_simple (sequences) after evaluation
+        ``n_evals // 2`` and at the end.
+      b0 []: the initial batch (sequences).
+
+    ``ctx.summary``: ``noise_scale_base_mean`` (member 0, mean over seeds and both measurements),
+    ``final_loss_mean`` (per member, mean over seeds).
+    """
+    lp = p.lm_params()
+    text = stdlib_text(p.n_chars)
+    cut = int(len(text) * (1 - p.val_frac))
+    data = (jnp.asarray(text[:cut]), jnp.asarray(text[cut:]))
+    alphas = 2.0 ** np.asarray(p.log2_alphas)
+    betas = 2.0 ** np.asarray(p.log2_betas)
+    runs = []
+    for i, (a, b) in enumerate(zip(alphas, betas)):
+        m, bs = line_schedule(p.total_tokens, p.seq_len, p.b0, float(a), float(b), gamma=p.gamma,
+                              warmup_frac=p.warmup_frac, final_lr_frac=p.final_lr_frac)
+        runs.append(ctx.parts.get(f"member{i}", lambda m=m, bs=bs, i=i: train_lm(
+            lp, p.b0, f"member{i}", ctx.config.seed, ctx.mesh, data, schedule=(p.lr * m, bs))))
+    out = {"alphas": alphas, "betas": betas, "b0": np.asarray(p.b0),
+           "val_loss": np.stack([r["val_loss"] for r in runs]),
+           "tokens": np.stack([r["tokens"] for r in runs]), "steps": np.stack([r["steps"] for r in runs]),
+           "total_steps": np.asarray([int(r["total_steps"]) for r in runs]),
+           "noise_scale": np.stack([r["noise_scale"] for r in runs])}
+    out["final_val_loss"] = out["val_loss"][:, :, -1]
+    ctx.summary["noise_scale_base_mean"] = float(np.mean(out["noise_scale"][0]))
+    ctx.summary["final_loss_mean"] = out["final_val_loss"].mean(axis=1).tolist()
+    return out
+
+
 EXPERIMENTS = {
-    "equivalence": (EquivalenceParams, run_equivalence),
-    "large_batch": (LargeBatchParams, run_large_batch),
-    "lm": (LMParams, run_lm),
+    "equivalence": cli.Experiment(EquivalenceParams, run_equivalence),
+    "large_batch": cli.Experiment(LargeBatchParams, run_large_batch),
+    "lm": cli.Experiment(LMParams, run_lm),
+    "adam_line": cli.Experiment(AdamLineParams, run_adam_line),
 }
 
 if __name__ == "__main__":

@@ -1,9 +1,78 @@
-"""Test session setup: float64 and partitionable threefry on, as in every entry point (sims.runtime)."""
+"""Test session setup and the shared toy fixtures.
 
+float64 and partitionable threefry are on, as in every entry point (sims.runtime). ``toy_sim`` registers
+a tiny simulation module ``sims.toy`` (no compilation, counts its runs) so that the results machinery can
+be tested in milliseconds; ``toy_ctx`` builds the :class:`sims.cli.Context` an experiment receives.
+"""
+
+import dataclasses
 import os
+import sys
+import types
+
+import numpy as np
+import pytest
 
 os.environ.setdefault("PBE_PROGRESS", "0")
 
-from sims import runtime  # noqa: E402
+from sims import cli, results, runtime  # noqa: E402
+from sims.config import RunConfig, param  # noqa: E402
 
 runtime.setup()
+
+
+@dataclasses.dataclass(frozen=True)
+class ToyParams:
+    n: int = param(4, ge=1)
+    scale: float = param(1.0, gt=0)
+    poison: bool = False
+
+
+def _toy_module() -> types.ModuleType:
+    mod = types.ModuleType("sims.toy")
+    mod.calls = []
+
+    def run(p: ToyParams, ctx) -> dict:
+        """Arrays: ``x [n]`` (``arange(n) * scale``, NaN first when ``poison``), ``y [2]``."""
+        mod.calls.append(p)
+        a = ctx.parts.get("a", lambda: {"x": np.arange(p.n) * p.scale})
+        b = ctx.parts.get("b", lambda: {"y": np.array([p.n, p.scale])})
+        x = a["x"].astype(float)
+        if p.poison:
+            x[0] = np.nan
+        return {"x": x, "y": b["y"]}
+
+    mod.run = run
+    mod.EXPERIMENTS = {"toy": cli.Experiment(ToyParams, run)}
+    return mod
+
+
+@pytest.fixture
+def toy_sim(monkeypatch, tmp_path):
+    """``(module, write_config)``: the registered ``sims.toy`` and a function writing a toy config
+    ``write_config(name="toy", **quick_params) -> Path`` (every parameter written, at both scales)."""
+    mod = _toy_module()
+    monkeypatch.setitem(sys.modules, "sims.toy", mod)
+
+    def write_config(name="toy", n=4, scale=1.0, poison=False, paper_n=None):
+        p = tmp_path / "configs" / f"{name}.yaml"
+        p.parent.mkdir(exist_ok=True)
+        p.write_text(f"sim: toy\nexperiment: toy\nseed: 0\nparams:\n  scale: {scale}\n  poison: "
+                     f"{str(poison).lower()}\nquick:\n  n: {n}\npaper:\n  n: {paper_n or 2 * n}\n")
+        return p
+
+    return mod, write_config
+
+
+@pytest.fixture
+def toy_ctx(tmp_path):
+    """``make(params, sim="toy", experiment="toy", seed=0) -> Context`` on the default mesh, with its
+    resumable pieces in ``tmp_path``."""
+
+    def make(params, sim="toy", experiment="toy", seed=0):
+        cfg = RunConfig(str(tmp_path / f"{sim}.yaml"), f"{sim}_{experiment}", sim, experiment, "quick", seed,
+                        params)
+        parts = results.Parts(cfg.name, "0" * 64, tmp_path, True)
+        return cli.Context(cfg, runtime.make_mesh(), parts, {})
+
+    return make

@@ -3,6 +3,7 @@
 import dataclasses
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,198 @@ def test_a_forgotten_parameter_is_an_error_not_a_default(tmp_path):
     with pytest.raises(ConfigError) as e:
         load(_write(tmp_path, full.replace("  steps: 3\n", ""), "b.yaml"), "quick", {"e": Toy})
     assert "'quick.steps'" in str(e.value) and "nothing" in str(e.value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Kinds:
+    """One field of each kind, without bounds, for the YAML 1.2 scalar rules."""
+
+    i: int = 0
+    x: float = 0.0
+    b: bool = False
+    s: str = ""
+    xs: tuple[float, ...] = (1.0,)
+    seed_like: int = param(0, ge=0)
+
+
+def _kinds(tmp_path, body, name="k.yaml"):
+    return load(_write(tmp_path, "sim: toy\nexperiment: e\nquick:\n" + body, name), "quick", {"e": Kinds},
+                complete=False).params
+
+
+@pytest.mark.parametrize("text, value", [("012", 12), ("0o12", 10), ("0x1A", 26), ("-7", -7), ("+3", 3),
+                                         ("0", 0), ("007", 7)])
+def test_yaml12_integers(tmp_path, text, value):
+    got = _kinds(tmp_path, f"  i: {text}\n").i
+    assert type(got) is int and got == value
+
+
+@pytest.mark.parametrize("text", ["1:04", "1_000", "0b101", "0o18", "0xG", "1e3", "12.0", "0O12", "0X1A"])
+def test_yaml11_only_integers_are_refused(tmp_path, text):
+    with pytest.raises(ConfigError, match="'quick.i'.*an integer"):
+        _kinds(tmp_path, f"  i: {text}\n")
+
+
+@pytest.mark.parametrize("text", ["1:04", "1_000", "0b101", "yes", "on", "1:30.5", "1_0.5"])
+def test_yaml11_only_scalars_are_strings(tmp_path, text):
+    assert _kinds(tmp_path, f"  s: {text}\n").s == text
+
+
+@pytest.mark.parametrize("text, value", [("true", True), ("True", True), ("TRUE", True), ("false", False),
+                                         ("False", False), ("FALSE", False)])
+def test_yaml12_booleans(tmp_path, text, value):
+    assert _kinds(tmp_path, f"  b: {text}\n").b is value
+
+
+@pytest.mark.parametrize("text", ["yes", "no", "on", "off", "Yes", "OFF", "y", "n", "tRUE", "1"])
+def test_yaml11_only_booleans_are_refused(tmp_path, text):
+    with pytest.raises(ConfigError, match="'quick.b'.*true or false"):
+        _kinds(tmp_path, f"  b: {text}\n")
+
+
+@pytest.mark.parametrize("text, value", [("1e-3", 1e-3), (".5", 0.5), ("1.", 1.0), ("-2.5E+2", -250.0),
+                                         ("+1.5e3", 1500.0), ("3", 3.0), ("0x10", 16.0)])
+def test_yaml12_floats(tmp_path, text, value):
+    got = _kinds(tmp_path, f"  x: {text}\n").x
+    assert type(got) is float and got == value
+
+
+@pytest.mark.parametrize("text", ["1:30.5", "1_0.5", "1e", "e3", "1.5.2"])
+def test_yaml11_only_floats_are_refused(tmp_path, text):
+    with pytest.raises(ConfigError, match="'quick.x'.*a finite number"):
+        _kinds(tmp_path, f"  x: {text}\n")
+
+
+@pytest.mark.parametrize("body, key", [
+    ("  x: .inf\n", "quick.x"), ("  x: -.inf\n", "quick.x"), ("  x: .Inf\n", "quick.x"),
+    ("  x: .nan\n", "quick.x"), ("  x: .NaN\n", "quick.x"), ("  x: 1e400\n", "quick.x"),
+    ("  x: -1e400\n", "quick.x"), ("  xs: [1.0, .inf]\n", "quick.xs[1]"), ("  xs: [1e400]\n", "quick.xs[0]"),
+])
+def test_non_finite_floats_are_refused(tmp_path, body, key):
+    with pytest.raises(ConfigError) as e:
+        _kinds(tmp_path, body)
+    assert f"'{key}'" in str(e.value) and "a finite number" in str(e.value)
+
+
+def test_non_finite_float_is_refused_even_within_bounds(tmp_path):
+    """``lr`` only needs ``> 0``: ``.inf`` satisfies that and used to run, writing all-NaN arrays."""
+    for i, text in enumerate((".inf", "1e400")):
+        with pytest.raises(ConfigError, match="'quick.lr'.*a finite number > 0"):
+            load(_write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  lr: {text}\n", f"{i}.yaml"), "quick",
+                 {"e": Toy}, complete=False)
+
+
+@pytest.mark.parametrize("text", ["99999999999999999999999", "9223372036854775808", "-9223372036854775809",
+                                  "0x8000000000000000"])
+def test_integers_outside_int64_are_refused(tmp_path, text):
+    with pytest.raises(ConfigError) as e:
+        _kinds(tmp_path, f"  i: {text}\n")
+    assert "'quick.i'" in str(e.value) and "int64" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(ConfigError, match="'quick.steps'.*int64"):
+        load(_write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  steps: {text.lstrip('-')}\n", "t.yaml"),
+             "quick", {"e": Toy}, complete=False)
+    with pytest.raises(ConfigError, match=r"'quick.sizes\[1\]'.*int64"):
+        load(_write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  sizes: [1, {text}]\n", "u.yaml"),
+             "quick", {"e": Toy}, complete=False)
+
+
+@pytest.mark.parametrize("text", ["1" * 5000, "0x" + "f" * 5000, "-" + "9" * 4500])
+def test_integers_too_long_to_print_are_refused_in_one_short_line(tmp_path, text):
+    with pytest.raises(ConfigError) as e:
+        _kinds(tmp_path, f"  i: {text}\n")
+    msg = str(e.value)
+    assert "'quick.i'" in msg and "int64" in msg and len(msg) < len(str(tmp_path)) + 200
+    with pytest.raises(ConfigError, match="'quick.x'.*a finite number"):  # an int past the float range
+        _kinds(tmp_path, f"  x: {text}\n", "b.yaml")
+
+
+@pytest.mark.parametrize("text", ["!!int 1_000", "!!int 1:04", "!!bool yes", "!!float 1_0.5", "!!float 0x10"])
+def test_explicit_tags_follow_yaml12_too(tmp_path, text):
+    with pytest.raises(ConfigError, match="YAML 1.2"):
+        _kinds(tmp_path, f"  s: {text}\n")
+
+
+def test_int64_extremes_are_accepted(tmp_path):
+    assert _kinds(tmp_path, "  i: 9223372036854775807\n").i == 2**63 - 1
+    assert _kinds(tmp_path, "  i: -9223372036854775808\n", "b.yaml").i == -2**63
+
+
+@pytest.mark.parametrize("text", ["9223372036854775808", "18446744073709551615", "99999999999999999999999",
+                                  "-1"])
+def test_seed_outside_jax_key_range_is_refused(tmp_path, text):
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, f"sim: toy\nexperiment: e\nseed: {text}\n"), "quick", {"e": Toy},
+             complete=False)
+    assert "'seed'" in str(e.value) and "2^63 - 1" in str(e.value)
+
+
+def test_largest_seed_is_accepted(tmp_path):
+    cfg = load(_write(tmp_path, "sim: toy\nexperiment: e\nseed: 9223372036854775807\n"), "quick", {"e": Toy},
+               complete=False)
+    assert cfg.seed == 2**63 - 1
+
+
+def test_empty_list_for_a_sweep_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, "sim: toy\nexperiment: e\nquick:\n  sizes: []\n"), "quick", {"e": Toy},
+             complete=False)
+    assert "'quick.sizes'" in str(e.value) and "a non-empty list of" in str(e.value)
+    with pytest.raises(ConfigError, match="'quick.xs'.*a non-empty list of"):
+        _kinds(tmp_path, "  xs: []\n")
+
+
+def test_non_utf8_config_is_a_config_error(tmp_path):
+    p = tmp_path / "latin.yaml"
+    p.write_bytes(b"sim: \xff\xfe\n")
+    with pytest.raises(ConfigError) as e:
+        read_yaml(p)
+    assert str(p) in str(e.value) and "a UTF-8 text file" in str(e.value) and "\n" not in str(e.value)
+
+
+def _alias_bomb(levels=9, width=9):
+    """The "billion laughs" document: a value of ``width**levels`` leaves written in a few hundred bytes."""
+    anchors = ['&a0 ["lol"]'] + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]"
+                                 for i in range(1, levels + 1)]
+    return "sim: toy\nexperiment: e\nquick:\n  lr: [" + ", ".join(anchors) + "]\n"
+
+
+def test_alias_bomb_is_refused_fast(tmp_path):
+    text = _alias_bomb()
+    assert len(text.encode()) < 600
+    p = _write(tmp_path, text)
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError) as e:
+        load(p, "quick", {"e": Toy}, complete=False)
+    assert time.perf_counter() - t0 < 5
+    assert "10000" in str(e.value) and len(str(e.value)) < len(str(p)) + 200 and "\n" not in str(e.value)
+
+
+def test_recursive_alias_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="10000"):
+        read_yaml(_write(tmp_path, "sim: &r [*r]\n"))
+
+
+def test_long_values_are_cut_in_error_messages(tmp_path):
+    long = "x" * 5000
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  lr: {long}\n"), "quick", {"e": Toy},
+             complete=False)
+    msg = str(e.value)
+    assert "'quick.lr'" in msg and "..." in msg and len(msg) < len(str(tmp_path)) + 200
+    with pytest.raises(ConfigError) as e:
+        text = f"sim: toy\nexperiment: e\nquick:\n  lr: [{', '.join(['1'] * 3000)}]\n"
+        load(_write(tmp_path, text, "b.yaml"), "quick", {"e": Toy}, complete=False)
+    assert "..." in str(e.value) and len(str(e.value)) < len(str(tmp_path)) + 200
+
+
+def test_long_or_multiline_keys_stay_on_one_short_line(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, f'sim: toy\nexperiment: e\n"{"k" * 900}\\nx": 1\n'), "quick", {"e": Toy},
+             complete=False)
+    assert "\n" not in str(e.value) and len(str(e.value)) < len(str(tmp_path)) + 400
+    assert "top-level" in str(e.value)
+
+
+def test_deep_nesting_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError):
+        read_yaml(_write(tmp_path, "sim: " + "[" * 5000 + "]" * 5000 + "\n"))

@@ -1,4 +1,4 @@
-"""Proofs by example for the neuromanifold paper (theory/neuromanifold.py, sims/neuromanifold.py).
+"""Proofs by example for the neuromanifold paper (theory/neuromanifold/, sims/neuromanifold.py).
 
 Exact values are from the brief (shared/papers/neuromanifold.md, section 3) and were re-derived here by
 independent routes (coefficient-space Jacobians with sympy, Groebner bases). Numerics run in float64.
@@ -83,6 +83,105 @@ def test_layer_sizes_and_last_stride_irrelevant():
     assert nm.cnn_dimension((3, 2), (2, 7), [0, 1, 1]) == nm.cnn_dimension((3, 2), (2,), [0, 1, 1]) == 5
 
 
+
+# --------------------------------------------------------------------------- bounded work
+
+def _outcomes(stmts, timeout=20):
+    """Run each statement in one fresh interpreter (``nm`` = theory.neuromanifold, 4 GiB address space);
+    its outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout``
+    fails the test, naming it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
+                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            "from sims import runtime; runtime.setup()\n"
+            "import numpy as np\nfrom theory import neuromanifold as nm\nX3X2 = [0, 0, 1, 1]\n" + body)
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                           cwd=Path(__file__).resolve().parents[1], check=False)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        r, hung = None, stmts[len(out.splitlines())]
+    if r is None:
+        pytest.fail(f"{hung!r} still running after {timeout} s")
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.splitlines()
+
+
+@pytest.mark.parametrize("stmt, limit", [
+    ("nm.mlp_dimension((1000, 1000, 1), X3X2)", "MAX_EXACT_PARAMS"),
+    ("nm.generic_rank('mlp', (2,) * 14, X3X2, field='QQ')", "MAX_QQ_DEGREE"),
+    ("nm.cnn_dimension((2,) * 30, (2,) * 29, [0, 1, 1])", "MAX_INPUT_SIZE"),
+    ("nm.generic_rank('mlp', (2, 2, 1), [0, 0, 0, 1], n_points=10**9)", "MAX_POINTS"),
+    ("nm.numeric_rank('mlp', (1000, 1000, 1), X3X2)", "MAX_NUMERIC_PARAMS"),
+    ("nm.mlp_numeric_ranks([(2, 2, 1), (1000, 1000, 1)], X3X2)", "MAX_NUMERIC_PARAMS"),
+    ("nm.expected_dimension('mlp', (2,) * 16, X3X2)", "MAX_DEGREE"),
+    ("nm.mlp_grid(100, (10,))", "MAX_GRID"),
+    ("nm.mlp_symmetries((2, 12, 1), list(range(1, 37)))", "MAX_SYMMETRIES"),
+    ("nm.fiber('mlp', (3, 3, 3, 1), X3X2, list(range(1, 22)))", "MAX_FIBER_UNKNOWNS"),
+    ("nm.coefficient_map('mlp', (6, 6, 6, 1), X3X2)", "MAX_SYMBOLIC_PARAMS"),
+    ("nm.dead_neuron_certificate((2, 2, 1), X3X2, 1, n_samples=10**9)", "MAX_POINTS"),
+    ("nm.coefficient_projector('mlp', (8, 8, 8, 1), X3X2)", "MAX_BASIS"),
+])
+def test_large_inputs_are_refused_naming_the_limit(stmt, limit):
+    """A public function finishes in bounded time or refuses up front with a ValueError naming its limit."""
+    (out,) = _outcomes([stmt])
+    assert out.startswith("ValueError") and limit in out, out
+
+
+def test_singularity_helpers_refuse_large_inputs():
+    """The padding patterns, the stacked Jacobians and the padding report (one interpreter for all three)."""
+    out = _outcomes(["nm.cnn_zero_patterns((8, 8))",
+                     "nm.fiber_stack('mlp', (2, 2, 1), X3X2, [[1] * 6] * 100)",
+                     "nm.cnn_padding_report((3, 3, 3), (1, 1), [0, 1, 1], [1] * 9)"])
+    for o, limit in zip(out, ["MAX_SYMMETRIES", "MAX_POINTS", "MAX_FIBER_UNKNOWNS"]):
+        assert o.startswith("ValueError") and limit in o, out
+
+
+def test_a_modulus_that_is_not_a_small_prime_is_refused():
+    """flint aborts the whole process on a rank modulo a composite; int64 residues overflow above 2^31."""
+    out = _outcomes(["nm.generic_rank('mlp', (2, 2, 1), X3X2, p=4)",
+                     "nm.exact_rank(np.array([[2, 0], [0, 1]]), 'modp', 4)",
+                     "nm.generic_rank('mlp', (2, 2, 1), X3X2, p=2**61 - 1)"])
+    assert out[0].startswith("ValueError") and "prime" in out[0], out
+    assert out[1].startswith("ValueError") and "prime" in out[1], out
+    assert out[2].startswith("ValueError") and "2^31" in out[2], out
+
+
+def test_sizes_at_the_limits_still_run():
+    assert nm.generic_rank("mlp", (10, 10, 10, 1), X3X2, n_points=1).rank == 210
+    assert nm.expected_dimension("mlp", (2,) * 9, X3X2) == nm.mlp_num_params((2,) * 9)  # degree 3^7
+
+
+@pytest.mark.parametrize("call, err, match", [
+    ("nm.numeric_rank('mlp', (2, 2, 1), X3X2, scale=nan)", ValueError, "scale"),
+    ("nm.numeric_rank('mlp', (2, 2, 1), X3X2, n_points=2.5)", TypeError, "n_points"),
+    ("nm.generic_rank('mlp', (2, 2, 1), X3X2, n_points=0)", ValueError, "n_points"),
+    ("nm.generic_rank('mlp', (2, 2, 1), X3X2, field='RR')", ValueError, "field"),
+    ("nm.random_point('mlp', (2, 2, 1), random.Random(0), n_eval=-1)", ValueError, "n_eval"),
+    ("nm.exposure_trial_fn('mlp', (2, 2, 1), X3X2, tol=nan)", ValueError, "tol"),
+    ("nm.exposure_trial_fn('mlp', (2, 2, 1), X3X2, n_steps=1.5)", TypeError, "n_steps"),
+    ("nm.sparsity_trial_fn('mlp', (2, 2, 1), X3X2, lr=nan)", ValueError, "lr"),
+    ("nm.sparsity_trial_fn('mlp', (2, 2, 1), X3X2, init_scale=inf)", ValueError, "init_scale"),
+    ("nm.mlp_grid(4.5)", TypeError, "max_width"),
+    ("nm.grid_sample(-1)", ValueError, "n_depth4"),
+    ("nm.cnn_node_pair((3, 2), (2,), 1, q=1.0)", TypeError, "q"),
+    ("nm.dead_neuron_certificate((2, 2, 1), X3X2, 1.0)", TypeError, "layer"),
+    ("nm.dense_activation(0)", ValueError, "degree"),
+    ("nm.dense_activation(3.0)", TypeError, "degree"),
+    ("nm.expected_dimension('mlp', (2, 2, 1), X3X2, cuts='some')", ValueError, "cuts"),
+    ("nm.fiber_stack('mlp', (2, 2, 1), X3X2, [[1, 2, 3, 4, 5, 0.5]])", TypeError, "integer"),
+    ("nm.fiber_stack('mlp', (2, 2, 1), X3X2, [[1, 2, 3]])", ValueError, "6 entries"),
+    ("nm.cnn_padding_orbit((3, 2), (2,), [1, 2, 3])", ValueError, "5 entries"),
+    ("nm.implicit_cubic_normal([1, 2, 3])", ValueError, "6 entries"),
+])
+def test_bad_numbers_are_refused(call, err, match):
+    with pytest.raises(err, match=match):
+        eval(call, {"nm": nm, "X3X2": X3X2, "nan": math.nan, "inf": math.inf, "random": random})
+
 # --------------------------------------------------------------------------- dimension: exact values
 
 BRIEF_MLP = [((2, 2, 1), X3X2, 6, 7), ((2, 2, 1), G3, 6, 10), ((2, 3, 1), G3, 9, 10), ((2, 3, 1), X3X2, 7, 7),
@@ -131,6 +230,72 @@ def test_expected_dimension_formula():
     assert nm.expected_dimension("cnn", ((2, 1, 1), (1, 1)), [0, 0, 1]) == min(4 - 2, 3)
 
 
+def test_dense_activation():
+    cs = nm.dense_activation(5, seed=1)
+    assert len(cs) == 6 and all(c != 0 for c in cs) and cs[-1] == 1
+    assert cs == nm.dense_activation(5, seed=1) != nm.dense_activation(5, seed=0)
+    assert not nm.is_monomial(cs)
+
+
+@pytest.mark.parametrize("widths, degree, rank, plain", [((1, 1, 4, 1), 6, 8, 9), ((3, 1, 5, 1), 6, 10, 13),
+                                                          ((3, 1, 5, 1), 4, 8, 13), ((1, 1, 4, 1), 7, 9, 9)])
+def test_width_one_layer_caps_the_dimension(widths, degree, rank, plain):
+    """After a width-1 layer the tail maps a scalar into univariate polynomials: (1,1,4,1) at degree 6 is
+    E(1,1) + E(1,4,1) = 1 + min(8, 7) = 8, not min(N, dim V) = 9 (brief, errata). At degree 7 the tail's
+    8 coefficients no longer bind."""
+    cs = nm.dense_activation(degree)
+    assert nm.expected_dimension("mlp", widths, cs) == rank == nm.mlp_dimension(widths, cs)
+    assert nm.expected_dimension("mlp", widths, cs, cuts="width1") == rank
+    assert nm.expected_dimension("mlp", widths, cs, cuts="none") == plain
+    assert nm.generic_rank("mlp", widths, cs, field="QQ", n_points=2).rank == rank
+
+
+def test_cut_at_a_wider_layer_and_monomials():
+    """(1,3,2,2) with a dense cubic: the head (1,3,2) has only 2 * 4 output coefficients, so E = 8 + 4 =
+    12 < 13 = N; a monomial subtracts the rescaling of the cut layer's neurons once."""
+    cs = nm.dense_activation(3)
+    assert nm.expected_dimension("mlp", (1, 3, 2, 2), cs) == 12 == nm.mlp_dimension((1, 3, 2, 2), cs)
+    assert nm.expected_dimension("mlp", (1, 3, 2, 2), cs, cuts="width1") == 13
+    x3 = [0, 0, 0, 1]
+    for w in [(1, 1, 4, 1), (2, 1, 3, 2), (2, 3, 2, 1), (1, 2, 4, 1)]:
+        assert nm.expected_dimension("mlp", w, x3) == nm.mlp_dimension(w, x3), w
+
+
+def test_expected_dimension_bounds_and_attains_the_rank_on_a_grid():
+    """Every MLP of depth 2-3 and widths 1..3: the rank never exceeds E(w) (it is a proven upper bound)
+    and equals it for dense activations and monomials; quadratics fall below it here, x^3 + x^2 only with
+    a 4-wide layer, (2,4,3) (their defects, not the formula's). The 400-net grid and degrees 3..8 are in
+    the slow test."""
+    archs = nm.mlp_grid(3, (2, 3))
+    for cs in (nm.dense_activation(3), nm.dense_activation(4), [0, 0, 0, 1], G3):
+        assert [nm.mlp_dimension(w, cs) for w in archs] == [nm.expected_dimension("mlp", w, cs) for w in archs]
+    gaps = {}
+    for name, cs in (("x3+x2", X3X2), ("quadratic", nm.ACTIVATIONS["quadratic"])):
+        gaps[name] = [nm.expected_dimension("mlp", w, cs) - nm.mlp_dimension(w, cs) for w in archs]
+        assert min(gaps[name]) == 0
+    assert max(gaps["x3+x2"]) == 0 and max(gaps["quadratic"]) >= 1
+    assert nm.mlp_dimension((2, 4, 3), X3X2) == 19 < nm.expected_dimension("mlp", (2, 4, 3), X3X2) == 20
+    assert nm.mlp_dimension((2, 4, 3), G3) == 20
+
+
+@pytest.mark.slow
+def test_degree_ramp_on_the_400_net_grid():
+    """The review's grid (depths 2-3 in full, 80 depth-4 nets): dense activations of degree 3..8 (two
+    seeds) reach E(w) everywhere; against the plain min(N, dim V) the defects are 75, 45, 14, 14, 0, 0;
+    from degree 7 on E(w) = N."""
+    archs = nm.grid_sample(80, seed=0)
+    plain = {3: 75, 4: 45, 5: 14, 6: 14, 7: 0, 8: 0}
+    for r in range(3, 9):
+        for seed in (0, 1):
+            cs = nm.dense_activation(r, seed)
+            ranks = [nm.mlp_dimension(w, cs) for w in archs]
+            assert ranks == [nm.expected_dimension("mlp", w, cs) for w in archs], (r, seed)
+            assert sum(x < nm.expected_dimension("mlp", w, cs, cuts="none")
+                       for x, w in zip(ranks, archs)) == plain[r]
+            if r >= 7:
+                assert ranks == [nm.mlp_num_params(w) for w in archs]
+
+
 @pytest.mark.parametrize("widths, act", [((2, 2, 1), X3X2), ((2, 2, 2, 1), X3X2), ((3, 2, 1), G3),
                                          ((1, 2, 2, 1), [0, 1, 0, 1]), ((2, 1, 2), [F(1, 2), 0, 0, 1])])
 def test_ambient_formula_matches_expansion(widths, act):
@@ -176,11 +341,16 @@ def test_sympy_rank_trap_is_avoided():
 
 
 def test_largest_gap_rank():
+    """nm.gap_rank is theory.numerics.gap_rank: the rank and the gap it was read at."""
     rng = np.random.default_rng(0)
     A = rng.normal(size=(30, 5)) @ rng.normal(size=(5, 12))
-    assert nm.gap_rank(np.linalg.svd(A, compute_uv=False)) == 5
-    assert nm.gap_rank(np.linalg.svd(rng.normal(size=(30, 12)), compute_uv=False)) == 12
-    assert nm.gap_rank(np.zeros(4)) == 0
+    r, gap = nm.gap_rank(np.linalg.svd(A, compute_uv=False))
+    assert r == 5 and gap > 1e12
+    r, gap = nm.gap_rank(np.linalg.svd(rng.normal(size=(30, 12)), compute_uv=False))
+    assert r == 12 and gap > 1e6
+    assert nm.gap_rank(np.zeros(4)) == (0, math.inf)
+    rep = nm.numeric_rank("mlp", (2, 3, 1), X3X2)
+    assert rep.rank == 7 and min(g for r, g in zip(rep.ranks, rep.gaps) if r == rep.rank) > 6  # log10
 
 
 def test_numeric_rank_agrees_with_exact_on_a_grid_sample():
@@ -273,6 +443,75 @@ def test_implicit_cubic_and_its_gradient():
         assert all(sp.expand(g.subs(sub)) == 0 for g in grads)
 
 
+def test_implicit_cubic_normal_at_the_worked_point():
+    """grad F at phi(W0) is (3240, 1980, -540, -1080, -16200, 1350, 2700) and orthogonal to the six
+    tangent columns (rank 6); the brief's first vector is not (errata)."""
+    rep = nm.implicit_cubic_normal([1, 2, -1, 3, 2, -3])
+    assert rep.gradient == (3240, 1980, -540, -1080, -16200, 1350, 2700)
+    assert rep.tangent_products == (0,) * 6 and rep.tangent_rank == 6
+    keys, vals, ps = nm.coefficient_map("mlp", (2, 2, 1), X3X2)
+    coef = {k[1]: v for k, v in zip(keys, vals)}
+    order = [(3, 0), (2, 1), (1, 2), (0, 3), (2, 0), (1, 1), (0, 2)]
+    W0 = dict(zip(ps, [1, 2, -1, 3, 2, -3]))
+    T = sp.Matrix([[sp.diff(coef[o], q).subs(W0) for q in ps] for o in order])
+    assert T.T * sp.Matrix(rep.gradient) == sp.zeros(6, 1)
+    assert T.T * sp.Matrix([-648, 324, 324, -648, -1944, -486, 972]) != sp.zeros(6, 1)
+
+
+def test_fiber_stack_generic_point_and_dead_neuron():
+    """A generic point stacked with its whole fiber (the swap) has one tangent space; a dead neuron's
+    fiber spans more than dim M; with x^3 (M fills V) the same certificate cannot fire."""
+    W0 = [1, 2, -1, 3, 2, -3]
+    st = nm.fiber_stack("mlp", (2, 2, 1), X3X2, nm.mlp_symmetries((2, 2, 1), W0))
+    assert st.same_function and st.ranks == (6, 6) and st.joint_rank == 6 and not st.singular
+    dead = [[1, 2, a, b, 2, 0] for a, b in [(-1, 3), (4, 1), (2, -5), (7, 7)]]
+    st = nm.fiber_stack("mlp", (2, 2, 1), X3X2, dead)
+    assert st.same_function and st.singular and st.joint_rank == 7
+    assert not nm.fiber_stack("mlp", (2, 2, 1), X3X2, [W0, [1, 2, -1, 3, 2, -2]]).same_function
+    assert not nm.dead_neuron_certificate((2, 2, 1), [0, 0, 0, 1], 1).singular
+
+
+def test_padding_orbit():
+    assert nm.cnn_padding_orbit((3, 2), (2,), (5, 0, 0, 0, 7)) == [(5, 0, 0, 0, 7), (0, 0, 5, 7, 0)]
+    assert nm.cnn_padding_orbit((3, 2), (2,), (5, 6, 0, 0, 7)) == [(5, 6, 0, 0, 7)]  # 1 is not a stride
+    assert len(nm.cnn_padding_orbit((3, 2), (1,), (5, 6, 0, 0, 7))) == 2
+    # A shift passing through a layer without padding (stride 1 divides it): the accumulated rule.
+    assert nm.cnn_padding_orbit((2, 2, 2), (1, 1), (0, 1, 2, 3, 4, 0)) == [(0, 1, 2, 3, 4, 0), (1, 0, 2, 3, 0, 4)]
+    assert len(nm.cnn_padding_orbit((2, 2, 2), (2, 2), (0, 1, 2, 3, 4, 0))) == 1
+    assert len(nm.cnn_zero_patterns((3, 2))) == 21
+
+
+def _iff_holds(k, s, seed=0):
+    rng = random.Random(seed)
+    out = []
+    for pat in nm.cnn_zero_patterns(k):
+        theta = [rng.choice((-1, 1)) * rng.randint(1, 30) * b for b in pat]
+        rep = nm.cnn_padding_report(k, s, [0, 1, 1], theta)
+        out.append((rep.movable, rep.node if rep.movable else rep.smooth))
+    return out
+
+
+def test_cnn_singular_iff_movable_padding_brief_example():
+    """Thm 4.6 both ways at every zero pattern of k = (3,2), s = 2 (y^2 + y): the two movable patterns
+    are nodes, the 19 others smooth (one fiber point, rank 5)."""
+    res = _iff_holds((3, 2), (2,))
+    assert sum(m for m, _ in res) == 2 and all(ok for _, ok in res)
+    rep = nm.cnn_padding_report((3, 2), (2,), [0, 1, 1], [2, 0, 0, 0, 5])
+    assert (rep.orbit, rep.fiber_degree, rep.stack.joint_rank) == (2, 2, 8) and rep.node and not rep.smooth
+    chain = nm.cnn_padding_report((2, 2, 2), (1, 1), [0, 1, 1], [0, 3, -2, 5, 7, 0])
+    assert chain.orbit == chain.fiber_degree == 2 and chain.node
+    mono = nm.cnn_padding_report((3, 2), (2,), [0, 0, 1], [2, 0, 0, 0, 5])
+    assert mono.fiber_degree is None and not mono.node
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k, s", [((3, 2), (1,)), ((2, 2), (1,)), ((3, 3), (1,)), ((3, 3), (2,)), ((3, 3), (3,)),
+                                  ((2, 2, 2), (1, 1)), ((2, 2, 2), (1, 2)), ((2, 2, 2), (2, 1)),
+                                  ((2, 2, 2), (2, 2)), ((3, 2, 2), (2, 2))])
+def test_cnn_singular_iff_movable_padding(k, s):
+    assert all(ok for _, ok in _iff_holds(k, s))
+
+
 def test_cnn_node_pair_brief_example():
     a, b = nm.cnn_node_pair((3, 2), (2,), 1)
     assert [int(v != 0) for v in a] == [0, 0, 1, 1, 0] and [int(v != 0) for v in b] == [1, 0, 0, 0, 1]
@@ -285,25 +524,11 @@ def test_cnn_node_pair_brief_example():
 
 # --------------------------------------------------------------------------- sims at toy size
 
-class _Ctx:
-    def __init__(self, tmp_path, seed=0):
-        from sims import results, runtime
-
-        class Cfg:
-            pass
-
-        self.config = Cfg()
-        self.config.seed = seed
-        self.mesh = runtime.make_mesh()
-        self.parts = results.Parts("toy", "0" * 16, tmp_path, True)
-        self.summary = {}
-
-
-def test_dimensions_experiment_toy(tmp_path):
+def test_dimensions_experiment_toy(toy_ctx):
     from sims import neuromanifold as sim
 
     p = sim.DimensionsParams(max_width=2, depths=(2, 3), activations=("x3+x2", "monomial x3"), n_points=2)
-    out = sim.run_dimensions(p, _Ctx(tmp_path))
+    out = sim.run_dimensions(p, toy_ctx(p, "neuromanifold"))
     assert out["exact_rank"].shape == (2, 8 + 16)
     np.testing.assert_array_equal(out["exact_rank"], out["numeric_rank"])
     assert np.all(out["exact_rank"] <= np.minimum(out["n_params"][None], out["ambient"]))
@@ -313,11 +538,11 @@ def test_dimensions_experiment_toy(tmp_path):
         sim.DimensionsParams(activations=("relu",))
 
 
-def test_exposure_experiment_toy(tmp_path):
+def test_exposure_experiment_toy(toy_ctx):
     from sims import neuromanifold as sim
 
     p = sim.ExposureParams(n_targets=6, mlp_restarts=4, mlp_steps=200, cnn_restarts=2, cnn_steps=60)
-    out = sim.run_exposure(p, _Ctx(tmp_path))
+    out = sim.run_exposure(p, toy_ctx(p, "neuromanifold"))
     assert out["mlp_critical"].shape == (6,) and out["cnn_pruned_grad"].shape == (6, 4)
     # P(no critical subnetwork among 6 targets) ~ 0.1^6 at the measured rate 0.9.
     assert out["mlp_critical"].sum() >= 1
@@ -325,11 +550,11 @@ def test_exposure_experiment_toy(tmp_path):
     assert not out["cnn_critical"].any()
 
 
-def test_sparsity_experiment_toy(tmp_path):
+def test_sparsity_experiment_toy(toy_ctx):
     from sims import neuromanifold as sim
 
     p = sim.SparsityParams(n_runs=8, n_steps=50, thresholds=(0.1, 0.01))
-    out = sim.run_sparsity(p, _Ctx(tmp_path))
+    out = sim.run_sparsity(p, toy_ctx(p, "neuromanifold"))
     for k in ("mlp", "cnn"):
         d = out[f"{k}_distance"]
         assert d.shape == (8,) and np.all((d >= 0) & (d <= 1))

@@ -1,4 +1,4 @@
-"""ReLU networks on DAGs (theory/relu_dag.py): exact worked examples, invariants, closed form against
+"""ReLU networks on DAGs (theory/relu_dag/): exact worked examples, invariants, closed form against
 simulation, bad input. All in float64 (tests/conftest.py runs sims.runtime.setup())."""
 
 import time
@@ -10,7 +10,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from claims import relu_dag as C
 from theory import relu_dag as R
+from theory.numerics import binomial_se
 
 # --------------------------------------------------------------------------------------------------
 # Worked examples (brief section 3) and the three ways of finding forced edges
@@ -96,7 +98,7 @@ def test_count_components_fast_at_20_hidden():
 def test_no_bottleneck_and_layered_connected():
     rng = np.random.default_rng(9)
     for _ in range(20):
-        G = R._no_bottleneck_dag(rng, 2, int(rng.integers(1, 10)), 2, 0.3)
+        G = C._no_bottleneck_dag(rng, 2, int(rng.integers(1, 10)), 2, 0.3)
         assert all(G.in_degree(v) >= 2 and G.out_degree(v) >= 2 for v in R.structure(G).hidden)
         c = {v: float(rng.normal(scale=3)) for v in R.structure(G).hidden}
         assert R.count_components(G, c) == 1
@@ -214,10 +216,10 @@ def test_rk4_flow_conserves_balance():
 def test_orthant_points_joined_iff_forced_signs_agree():
     rng = np.random.default_rng(4)
     G, c = R.chain_graph(2), {"h1": 0, "h2": 1}
-    k, wrong_join, wrong_split, resid = R._orthant_test(G, c, rng)
+    k, wrong_join, wrong_split, resid = C._orthant_test(G, c, rng)
     assert (k, wrong_join, wrong_split) == (4, 0, 0) and resid < 1e-10
     G = R.chain_graph(2, skip=True)
-    assert R._orthant_test(G, {"h1": 0, "h2": 0}, rng)[:3] == (1, 0, 0)
+    assert C._orthant_test(G, {"h1": 0, "h2": 0}, rng)[:3] == (1, 0, 0)
 
 
 def test_path_stays_on_H_and_is_continuous():
@@ -269,6 +271,16 @@ def test_jacobian_rank_matches_exact_and_svd():
         assert r == len(R.structure(G).hidden) - len(R.support_components(G, th))
 
 
+
+def test_numerical_rank_reads_the_largest_gap():
+    """A small but real singular value (theta_e = 1e-7 on an essential edge) is a ratio 1.7e7 below the
+    next: reading the rank at the first ratio above 1e6 says 2, at the largest gap (theory.numerics) 3."""
+    G = R.chain_graph(3)
+    th = {("x", "h1"): 1e-7, ("h1", "h2"): 1.0, ("h2", "h3"): 1.0, ("h3", "y"): 0.0}
+    r, sv = R.numerical_rank(G, th)
+    assert r == R.jacobian_rank(G, th) == R.exact_jacobian_rank(G, th) == 3 and sv.shape == (3,)
+    assert R.numerical_rank(G, {**th, ("x", "h1"): 0.0})[0] == 2  # an exact zero is a real drop
+
 def test_random_init_never_singular():
     rng = np.random.default_rng(10)
     for _ in range(30):
@@ -308,7 +320,7 @@ def test_disconnection_probability_closed_form_vs_monte_carlo():
         for a, d in enumerate(ds):
             for b, l in enumerate(ls):
                 p = R.disconnection_probability(d, l, init)
-                se = np.sqrt(p * (1 - p) / 6000)
+                se = binomial_se(p, 6000)
                 assert abs(mean[i, a, b] - p) < 4.5 * se, (d, l, init, mean[i, a, b], p, se)
     # The single-network sampler is the definition: some |w_k|^2 < a_k^2 under the init's stds.
     key = jax.random.key(5)
@@ -394,18 +406,84 @@ def test_no_hidden_nodes():
     assert R.jacobian_rank(G, {("x", "y"): 0.0}) == 0 and not R.is_singular(G, {("x", "y"): 0.0})
 
 
+
+def _outcomes(stmts, timeout=20):
+    """Run each statement in one fresh interpreter (``R`` = theory.relu_dag, 4 GiB address space); its
+    outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout`` fails
+    the test, naming it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
+                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            "import numpy as np\nfrom theory import relu_dag as R\n"
+            "chain = R.chain_graph(30); c = {f'h{i + 1}': (-1) ** i for i in range(30)}\n"
+            "ones = {v: 1 for v in c}; deep = R.layered_graph([1] + [2] * 40 + [1])\n" + body)
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                           cwd=Path(__file__).resolve().parents[1], check=False)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        r, hung = None, stmts[len(out.splitlines())]
+    if r is None:
+        pytest.fail(f"{hung!r} still running after {timeout} s")
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.splitlines()
+
+
+@pytest.mark.parametrize("stmt, limit", [
+    ("R.forced_edges_bruteforce(chain, c, max_hidden=64)", "MAX_BRUTEFORCE_HIDDEN"),
+    ("R.singular_subnetworks(chain, c, max_hidden=64)", "MAX_SUBSET_HIDDEN"),
+    ("R.has_singular_points_bruteforce(chain, ones, max_edges=64)", "MAX_BRUTEFORCE_EDGES"),
+    ("R.sample_point(chain, c, n_vertices=10**9)", "MAX_VERTICES"),
+    ("R.symbolic_conservation(deep, set(R.structure(deep).hidden))", "MAX_PATHS"),
+])
+def test_exponential_searches_are_refused_naming_the_limit(stmt, limit):
+    """A caller-raised max_hidden / max_edges cannot unlock an exponential search past a hard limit."""
+    (out,) = _outcomes([stmt])
+    assert out.startswith("ValueError") and limit in out, out
+
+
+_BAD = [
+    ("R.rk4(lambda y: -y, jnp.ones(2), 0.1, 10, save_every=0)", ValueError, "save_every"),
+    ("R.rk4(lambda y: -y, jnp.ones(2), nan, 10)", ValueError, "h"),
+    ("R.rk4(lambda y: -y, jnp.ones(2), 0.1, 10.5)", TypeError, "n_steps"),
+    ("R.make_trainer(R.chain_graph(1), jnp.ones((4, 1)), jnp.ones((4, 1)), n_save=0)", ValueError, "n_save"),
+    ("R.make_trainer(R.chain_graph(1), jnp.ones((4, 1)), jnp.ones((4, 1)), lr=nan)", ValueError, "lr"),
+    ("R.make_trainer(R.chain_graph(1), jnp.ones((4, 1)), jnp.ones((4, 1)), init_scale=inf)", ValueError,
+     "init_scale"),
+    ("R.regulariser_step('l2', np.ones((1, 2)), 0.1, nan)", ValueError, "lam"),
+    ("R.forward_fn(R.chain_graph(1), slope=nan)", ValueError, "slope"),
+    ("R.numerical_rank(R.chain_graph(1), {('x', 'h1'): 1.0, ('h1', 'y'): 1.0}, gap=nan)", ValueError, "gap"),
+    ("R.edge_lp_minima(R.chain_graph(1), {'h1': 1.0}, rtol=nan)", ValueError, "rtol"),
+    ("R.chain_law_u([0.1], nan)", ValueError, "u0"),
+    ("R.chain_law_u([nan], 1.0)", ValueError, "t"),
+    ("R.init_stds(2.5, 3, 'kaiming')", TypeError, "d"),
+    ("R.disconnection_probability(3, 2.5, 'kaiming')", TypeError, "l"),
+    ("R.sample_disconnected(jax.random.key(0), 3, 0, 'kaiming')", ValueError, "l"),
+    ("R.disconnection_monte_carlo(jax.random.key(0), (1.5,), (1,))", TypeError, "ds"),
+    ("R.layered_graph([2, 2.5, 1])", TypeError, "widths"),
+    ("R.dl1_graph(2.5, 3)", TypeError, "d"),
+    ("R.chain_graph(-1)", ValueError, "n_hidden"),
+    ("R.chain_graph(1.5)", TypeError, "n_hidden"),
+    ("R.random_dag(np.random.default_rng(0), 0, 3, 1)", ValueError, "n_in"),
+    ("R.random_dag(np.random.default_rng(0), 1, 3, 1, p=nan)", ValueError, "p"),
+    ("R.connect(R.chain_graph(1), {'h1': 1.0}, np.ones(2), np.ones(2), n_per_leg=1)", ValueError,
+     "n_per_leg"),
+    ("R.pruning_problem(n=0)", ValueError, "n"),
+]
+
+
+@pytest.mark.parametrize("code, err, match", _BAD, ids=[c for c, _, _ in _BAD])
+def test_bad_numbers_are_refused(code, err, match):
+    with pytest.raises(err, match=match):
+        eval(code, {"R": R, "np": np, "jnp": jnp, "jax": jax, "nan": float("nan"), "inf": float("inf")})
+
 # --------------------------------------------------------------------------------------------------
 # Simulations at toy size, and their configs
 # --------------------------------------------------------------------------------------------------
-
-
-def _ctx(tmp_path, experiment, params):
-    from sims import cli, results, runtime
-    from sims.config import RunConfig
-
-    cfg = RunConfig(str(tmp_path / "toy.yaml"), f"toy_{experiment}", "relu_dag", experiment, "quick", 0,
-                    params)
-    return cli.Context(cfg, runtime.make_mesh(), results.Parts(cfg.name, "0" * 16, tmp_path, True), {})
 
 
 @pytest.mark.parametrize("name", ["obstruction", "init_probability", "pruning", "conservation"])
@@ -427,11 +505,11 @@ def test_bad_config_is_refused(tmp_path):
         cli.load_config(p, "quick")
 
 
-def test_obstruction_toy(tmp_path):
+def test_obstruction_toy(toy_ctx):
     from sims import relu_dag as S
 
     p = S.ObstructionParams(hidden=2, n_steps=60, n_save=3, n_seeds=2, n_data=120)
-    ctx = _ctx(tmp_path, "obstruction", p)
+    ctx = toy_ctx(p, "relu_dag", "obstruction")
     a = S.run_obstruction(p, ctx)
     assert a["loss"].shape == (3, 2, 4) and ctx.summary["n_components"] == 4
     assert np.all(a["flips"] == 0)
@@ -440,32 +518,40 @@ def test_obstruction_toy(tmp_path):
     assert a["loss"][1, :, -1].max() < a["bounds"].min()  # a mixed component goes below both bounds
 
 
-def test_init_probability_toy(tmp_path):
+def test_init_probability_toy(toy_ctx):
     from sims import relu_dag as S
 
     p = S.InitProbabilityParams(ds=(2, 5), ls=(1, 3, 8), n_samples=3000)
-    a = S.run_init_probability(p, _ctx(tmp_path, "init_probability", p))
+    a = S.run_init_probability(p, toy_ctx(p, "relu_dag", "init_probability"))
     assert a["formula"].shape == a["monte_carlo"].shape == (2, 2, 3)
     assert np.max(np.abs(a["z"])) < 4.5
 
 
-def test_pruning_toy(tmp_path):
+def test_pruning_toy(toy_ctx):
     from sims import relu_dag as S
 
-    p = S.PruningParams(regularisers=("prox_l1",), lam=0.05, lr=0.05, n_steps=300, n_save=3,
-                        n_seeds=2, n_data=64)
-    ctx = _ctx(tmp_path, "pruning", p)
+    p = S.PruningParams(regularisers=("prox_l1", "none"), lam=0.05, lr=0.05, n_steps=300, n_save=3,
+                        n_seeds=2, n_data=64, prune_tau=0.005)
+    ctx = toy_ctx(p, "relu_dag", "pruning")
     a = S.run_pruning(p, ctx)
-    assert a["loss"].shape == (1, 2, 4) and a["bit_equal"].all()
+    assert a["loss"].shape == a["sv_ratio"].shape == (2, 2, 4) and a["bit_equal"].all()
+    assert a["theta_final"].shape == (2, 2, 88)
+    assert a["kappa_tau"].shape == a["pruned_tau"].shape == a["loss_tau"].shape == (2, 2)
     assert np.all(a["zeros"][0, :, 0] == 0) and np.all(a["zeros"][0, :, -1] > 0)  # exact zeros appear
     assert np.all(a["loss"][0, :, -1] < a["loss"][0, :, 0])
+    # Same initial weights under every regulariser (seed-paired); prox-L1 ends at a singular point.
+    assert np.array_equal(a["sv_ratio"][0, :, 0], a["sv_ratio"][1, :, 0])
+    assert np.all(a["sv_ratio"][0, :, -1] == 0) and np.all(a["sv_ratio"][1, :, -1] > 0.01)
+    # Magnitude pruning keeps every exact zero, and cuts off at least what the exact zeros cut off.
+    assert np.all(a["pruned_tau"][0] >= a["zeros"][0, :, -1]) and np.all(a["kappa_tau"][0] >= a["kappa"][0, :, -1])
+    assert np.allclose(a["loss_tau"][0], a["loss"][0, :, -1], rtol=0.5)
 
 
-def test_conservation_toy(tmp_path):
+def test_conservation_toy(toy_ctx):
     from sims import relu_dag as S
 
     p = S.ConservationParams(etas=(0.1, 0.05), horizon=0.4, n_hidden=3, n_seeds=2)
-    a = S.run_conservation(p, _ctx(tmp_path, "conservation", p))
+    a = S.run_conservation(p, toy_ctx(p, "relu_dag", "conservation"))
     assert a["drift"].shape == (3, 2, 2) and a["gd_identity_err"].max() < 1e-12
     gd, rk, adam = (np.median(a["drift"][i], 1) for i in range(3))
     assert np.all(adam > gd) and np.all(gd > rk) and gd[0] > gd[1]
@@ -527,3 +613,105 @@ def test_singular_existence_matches_bruteforce_over_zero_patterns():
         assert bool(R.singular_subnetworks(G, c)) == brute
         seen.add(brute)
     assert seen == {True, False}
+
+
+# --------------------------------------------------------------------------------------------------
+# Controls and decision rules of the claims
+# --------------------------------------------------------------------------------------------------
+
+
+def test_t_decision_uses_student_t_and_three_values():
+    d = C.t_decision([1.0, 1.1, 0.9], 0.5, "above")
+    assert d["decision"] == "holds" and d["t"] == pytest.approx(4.3027, abs=1e-4)
+    assert d["ci"][0] == pytest.approx(1.0 - 4.3027 * 0.1 / np.sqrt(3), abs=1e-4)
+    assert C.t_decision([0.0, 0.1, -0.1], 0.5, "above")["decision"] == "fails"
+    assert C.t_decision([0.0, 1.0, 0.5], 0.5, "above")["decision"] == "inconclusive"
+    assert C.t_decision([-3.0, -3.1, -2.9], -2.0, "below")["decision"] == "holds"
+    assert C.t_decision([0.001, -0.001, 0.0], 0.02, "within")["decision"] == "holds"
+    assert C.t_decision([0.5, 0.6, 0.55], 0.02, "within")["decision"] == "fails"
+    assert C.t_decision([1.0], 0.5, "above")["decision"] == "inconclusive"     # no standard error
+    assert C.t_decision([1.0, np.nan], 0.5, "above")["decision"] == "inconclusive"
+    assert C.t_decision([0.0, 0.0], 0.5, "above")["decision"] == "fails"       # zero spread decides
+    with pytest.raises(ValueError, match="kind"):
+        C.t_decision([1.0, 2.0], 0.5, "beside")
+    assert C.combine(["holds", "holds"], ["fails"]) == "holds"
+    assert C.combine(["holds"], ["holds"]) == "fails"           # a test that accepts its control
+    assert C.combine(["holds"], ["inconclusive"]) == "inconclusive"
+    assert C.combine(["inconclusive", "fails"], []) == "fails"
+
+
+def test_non_homogeneous_activation_breaks_conservation():
+    G, info, theta, X, Y = C._rand_problem(3, 2, 3, 1, 0.5)
+    lf = R.loss_fn("mse")
+    rel = {}
+    for name, act in (("relu", None), ("tanh", jnp.tanh)):
+        f = R.forward_fn(G, activation=act)
+        tg = np.asarray(theta) * np.asarray(jax.jit(jax.grad(lambda t, f=f: lf(f(t, X), Y)))(theta))
+        rel[name] = float(np.max(np.abs(info.B @ tg) / (np.abs(info.B) @ np.abs(tg) + 1e-300)))
+    assert rel["relu"] < 1e-12 and rel["tanh"] > 1e-3
+    # Leaky ReLU written as an explicit activation gives the built-in slope's network bit for bit.
+    leaky = jax.jit(R.forward_fn(G, activation=lambda z: jnp.where(z <= 0, 0.1 * z, z)))(theta, X)
+    assert np.array_equal(np.asarray(leaky), np.asarray(jax.jit(R.forward_fn(G, 0.1))(theta, X)))
+    with pytest.raises(TypeError, match="callable"):
+        R.forward_fn(G, activation="tanh")
+
+
+def test_singular_value_ratio():
+    G = R.chain_graph(2)
+    B = R.structure(G).B
+    assert R.singular_value_ratio(B, np.array([0.0, 1.0, 0.0])) == 0.0      # the floating chain
+    assert R.singular_value_ratio(B, np.zeros(3)) == 0.0
+    th = np.random.default_rng(0).normal(size=(4, 5, 3))
+    r = R.singular_value_ratio(B, th)
+    assert r.shape == (4, 5) and np.all((r > 0) & (r <= 1))
+    sv = np.linalg.svd(B * th[1, 2][None, :], compute_uv=False)
+    assert r[1, 2] == pytest.approx(sv.min() / sv.max(), rel=1e-12)
+    # Tall B~ diag(theta) (more hidden nodes than edges cannot happen in a DAG) and bad input.
+    with pytest.raises(ValueError, match=r"\[\.\.\., 3\]"):
+        R.singular_value_ratio(B, np.zeros(4))
+    with pytest.raises(ValueError, match="finite"):
+        R.singular_value_ratio(B, np.array([0.0, np.nan, 1.0]))
+
+
+def test_wrong_count_rules_miss_non_local_forcing():
+    # The errata chain: (x, h1) is forced through S = {h1, h2} (c = 0.2 > 0); node by node it is not.
+    G, c = C._errata_chain(), {"h1": -0.3, "h2": 0.5, "h3": -0.1}
+    assert R.count_components(G, c) == 8 and 2 ** len(C._forced_edges_per_node(G, c)) == 4
+    assert C._orthant_test(G, c, np.random.default_rng(0))[:3] == (8, 0, 0)
+    assert len(C._bottleneck_edges(G, {"h1": 0, "h2": 0, "h3": 0})) == 4 and R.count_components(
+        G, {"h1": 0, "h2": 0, "h3": 0}) == 1
+    # The per-node rank rule misses the floating chain of the brief's example (b).
+    th = {("x", "h1"): 0.0, ("h1", "h2"): 1.0, ("h2", "y"): 0.0}
+    assert C._rank_per_node(R.chain_graph(2), th) == 2 and R.jacobian_rank(R.chain_graph(2), th) == 1
+
+
+def _fake_obstruction(gap_neg=0.41, gap_pos=0.25, noise=0.002, n_seeds=6, l=4, flips=0):
+    rng = np.random.default_rng(0)
+    final = np.full((l + 1, n_seeds), 0.03) + noise * rng.normal(size=(l + 1, n_seeds))
+    final[0] += gap_neg
+    final[l] += gap_pos
+    loss = np.concatenate([np.full((l + 1, n_seeds, 1), 0.7), final[:, :, None]], axis=2)
+    arrays = {"loss": loss, "flips": np.full((l + 1, n_seeds), flips), "drift": np.zeros((l + 1, n_seeds)),
+              "bounds": np.array([0.435, 0.258]), "n_pos": np.arange(l + 1), "steps": np.array([0, 10])}
+    return arrays, {"config": {"margin": 1.0, "lr": 0.05, "n_steps": 10}, "summary": {"n_components": 2**l}}
+
+
+def test_component_losses_decision(monkeypatch):
+    fake = {}
+    monkeypatch.setattr(C.ledger, "figure_result", lambda name, scale: fake[name])
+    fake["relu_dag_obstruction"] = _fake_obstruction()
+    ev = C._claim_component_losses("quick")
+    assert ev.verdict == "holds" and len(ev.controls) == 3 and ev.controls_rejected
+    fake["relu_dag_obstruction"] = _fake_obstruction(gap_neg=0.02)       # no separation: fails
+    assert C._claim_component_losses("quick").verdict == "fails"
+    fake["relu_dag_obstruction"] = _fake_obstruction(flips=1)            # a forced sign flipped
+    assert C._claim_component_losses("quick").verdict == "fails"
+    a, m = _fake_obstruction()
+    a["loss"][2, 1::2, -1] = 0.4     # the mixed class is sometimes stuck: the gap's interval straddles 0.1
+    fake["relu_dag_obstruction"] = (a, m)
+    assert C._claim_component_losses("quick").verdict == "inconclusive"
+    a, m = _fake_obstruction()
+    a["loss"][0, ::2, -1] += 0.5     # same-component runs 0, 2, 4 far above 1, 3, 5: control accepted
+    fake["relu_dag_obstruction"] = (a, m)
+    ev = C._claim_component_losses("quick")
+    assert ev.verdict == "fails" and not ev.controls[0].rejected

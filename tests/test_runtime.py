@@ -1,6 +1,7 @@
 """The sharded runtime: same draws on 1, 2, 4, 8 devices, results equal to rounding, bit-identical reruns,
 and a two-process jax.distributed run on localhost that agrees with one process."""
 
+import ast
 import os
 import socket
 import subprocess
@@ -111,3 +112,85 @@ def test_two_process_distributed_run_matches_one_process(tmp_path, eight):
     np.testing.assert_array_equal(two["draws2"], first["draws1"])
     np.testing.assert_allclose(two["paths2"], first["paths1"], rtol=1e-12, atol=0)
     np.testing.assert_allclose(two["mean2"], first["mean1"], rtol=1e-12, atol=0)
+
+
+def _big_mean_small_spread(k):
+    """Values of mean 1e8 and spread 1e-3: E[x^2] - mean^2 cancels to 0 in float64."""
+    return 1e8 + 1e-3 * jax.random.normal(k, (3,))
+
+
+@pytest.mark.parametrize("n_seeds", [256, 250, 2])
+def test_mean_over_seeds_stderr_survives_a_large_mean(n_seeds):
+    """Default mesh: the standard error matches numpy's two-pass std(ddof=1)/sqrt(n) to rel 1e-6."""
+    vals = runtime.map_seeds(_big_mean_small_spread, 7, n_seeds)
+    mean, se = runtime.mean_over_seeds(_big_mean_small_spread, 7, n_seeds)
+    np.testing.assert_allclose(mean, vals.mean(0), rtol=1e-14)
+    np.testing.assert_allclose(se, vals.std(0, ddof=1) / np.sqrt(n_seeds), rtol=1e-6)
+    assert np.all(se > 0)
+
+
+_STDERR_SCRIPT = """
+import sys
+import numpy as np
+from sims import runtime
+runtime.setup()
+import jax
+assert jax.device_count() == 8
+fn = lambda k: 1e8 + 1e-3 * jax.random.normal(k, (3,))
+for n in (256, 250, 13, 3, 1):  # 3: five of the eight devices hold only padded seeds
+    for size in (8, 3):
+        mesh = runtime.make_mesh(size)
+        vals = runtime.map_seeds(fn, 7, n, mesh=mesh)
+        mean, se = runtime.mean_over_seeds(fn, 7, n, mesh=mesh)
+        want = vals.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(3)
+        assert np.all(np.isfinite(mean)) and np.all(np.isfinite(se)), (n, size, mean, se)
+        np.testing.assert_allclose(mean, vals.mean(0), rtol=1e-14, err_msg=f"n={n} size={size}")
+        np.testing.assert_allclose(se, want, rtol=1e-6, err_msg=f"n={n} size={size}")
+print("ok")
+"""
+
+
+def test_mean_over_seeds_stderr_on_eight_devices_with_padding():
+    """Eight simulated devices, meshes of 8 and 3, n_seeds not a multiple of the mesh size (and a mesh
+    where some devices hold only padded seeds): Chan's combination agrees with numpy's two-pass."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu",
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    r = subprocess.run([sys.executable, "-c", _STDERR_SCRIPT], env=env, capture_output=True, text=True,
+                       timeout=300, check=False)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("call", ["seed_indices", "map_seeds", "mean_over_seeds"])
+@pytest.mark.parametrize("n", [2**31, 2**40])
+def test_n_seeds_beyond_int32_indices_is_refused(call, n):
+    def fn(k):
+        return jax.random.normal(k, ())
+
+    with pytest.raises(ValueError, match=r"2\*\*31"):
+        if call == "seed_indices":
+            runtime.seed_indices(n, runtime.make_mesh())
+        else:
+            getattr(runtime, call)(fn, 0, n)
+
+
+def test_mean_over_seeds_refuses_no_seeds():
+    with pytest.raises(ValueError, match="n_seeds"):
+        runtime.mean_over_seeds(lambda k: jax.random.normal(k, ()), 0, 0)
+
+
+def test_largest_config_seed_is_a_valid_key():
+    """sims.config accepts seeds in [0, 2**63 - 1]: the largest one makes a key (x64 on)."""
+    a, b = (runtime.map_seeds(lambda k: jax.random.normal(k, ()), 2**63 - 1, 2) for _ in range(2))
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(OverflowError):
+        jax.random.key(2**63)
+
+
+def test_runtime_and_config_have_no_function_local_imports():
+    """Hard dependencies are imported at the top of the module, not inside functions."""
+    for name in ("runtime.py", "config.py"):
+        tree = ast.parse((REPO / "sims" / name).read_text())
+        local = [f"{name}:{node.lineno}" for fn in ast.walk(tree)
+                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for node in ast.walk(fn) if isinstance(node, (ast.Import, ast.ImportFrom))]
+        assert not local, local

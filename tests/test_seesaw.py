@@ -127,6 +127,109 @@ def test_bad_inputs_raise():
         th.sgd_risk_path(jax.random.key(0), jnp.ones(2), jnp.ones(2), 1.0, [0.1], [1.5])
 
 
+
+# ---------------------------------------------------------------------------------------------------
+# Bounded work and boundary checks: a public function finishes in bounded time or refuses, naming the limit
+# ---------------------------------------------------------------------------------------------------
+
+
+def _outcomes(stmts, timeout=20):
+    """Run each statement in one fresh interpreter (``th`` = theory.seesaw, 4 GiB address space); its
+    outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout`` fails
+    the test, naming it."""
+    import subprocess
+    import sys
+
+    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
+                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            "import math, numpy as np\nfrom theory import seesaw as th\nnan = float('nan')\n" + body)
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                           cwd=results.REPO, check=False)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        r, hung = None, stmts[len(out.splitlines())]
+    if r is None:
+        pytest.fail(f"{hung!r} still running after {timeout} s")
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.splitlines()
+
+
+def test_gamma_near_one_is_refused_not_looped():
+    """gamma = 1 + 1e-10 means ~2e10 milestones: refused up front, naming MAX_MILESTONES."""
+    out = _outcomes(["th.seesaw_batches(3.3e9, 1024, 256, gamma=1.0000000001)",
+                     "th.paper_step_counts(3.3e9, 1024, 256, gamma=1.0000000001)",
+                     "th.discrete_serial_step_reduction('half_cosine', 1.0000000001, final_lr_frac=0.1)",
+                     "th.discrete_serial_step_reduction('quarter_cosine', 1.0000001)"])
+    assert all(o.startswith("ValueError") and "MAX_MILESTONES" in o for o in out), out
+
+
+def test_step_counts_are_bounded():
+    """paper_step_counts counts steps per constant-batch run, never enumerates them; the per-step
+    schedules refuse more than MAX_STEPS steps (or MAX_PHASES phases) before allocating them."""
+    out = _outcomes(["print(th.paper_step_counts(1e13, 1, 1))",
+                     "th.seesaw_batches(1e13, 1, 1)",
+                     "th.phase_schedule(0.5, 1, 1.0, 1.0, 1e13, 1)",
+                     "th.phase_schedule(0.5, 8, 1.0, 1.0, 8, 10**12)"])
+    cosine, seesaw = eval(out[0])
+    assert out[1] == "returned" and cosine == 10**13 and 0 < seesaw < cosine
+    assert out[2].startswith("ValueError") and "MAX_STEPS" in out[2], out[2]
+    assert out[3].startswith("ValueError") and "MAX_STEPS" in out[3], out[3]
+    assert out[4].startswith("ValueError") and "MAX_PHASES" in out[4], out[4]
+
+
+def test_step_counts_equal_the_enumerated_schedule():
+    """The run-length count of paper_step_counts equals the length of the per-step schedule."""
+    for total, seq, b0, gamma, w, f in ((3.3e9, 1024, 256, 1.1, 0.1, 0.1), (10**6, 7, 3, 1.5, 0.0, 0.3),
+                                        (12345, 1, 1, 2.0, 0.5, 0.01), (64, 64, 1, 1.01, 0.2, 0.5)):
+        b, _ = th.seesaw_batches(total, seq, b0, warmup_frac=w, final_lr_frac=f, gamma=gamma)
+        assert th.paper_step_counts(total, seq, b0, warmup_frac=w, final_lr_frac=f, gamma=gamma)[1] == b.size
+        assert (b[:-1].sum() * seq < total <= b.sum() * seq)
+
+
+_BAD = [
+    ("th.expected_risk([1.0, nan], 1.0, 1.0, [0.1], [1.0])", ValueError, "eigs"),
+    ("th.expected_risk([1.0, inf], 1.0, 1.0, [0.1], [1.0])", ValueError, "eigs"),
+    ("th.expected_risk([1.0], nan, 1.0, [0.1], [1.0])", ValueError, "m0"),
+    ("th.expected_risk([1.0], 1.0, nan, [0.1], [1.0])", ValueError, "noise_var"),
+    ("th.expected_risk([1.0], 1.0, inf, [0.1], [1.0])", ValueError, "noise_var"),
+    ("th.expected_risk([1.0], 1.0, '1', [0.1], [1.0])", TypeError, "noise_var"),
+    ("th.expected_risk([1.0], 1.0, 1.0, [nan], [1.0])", ValueError, "learning rates"),
+    ("th.expected_risk([1.0], 1.0, 1.0, [0.1], [nan])", ValueError, "batch sizes"),
+    ("th.expected_risk([1.0], 1.0, 1.0, [0.1], [inf])", ValueError, "batch sizes"),
+    ("th.phase_schedule(nan, 8, 1, 1, 64, 1)", ValueError, "eta0"),
+    ("th.phase_schedule(0.5, 8, nan, 1, 64, 1)", ValueError, "alpha"),
+    ("th.phase_schedule(0.5, 8, 1, 1, 64, 1.5)", TypeError, "n_phases"),
+    ("th.seesaw_batches(nan, 1024, 256)", ValueError, "total_tokens"),
+    ("th.seesaw_batches(3.3e9, 1024, 256, gamma=nan)", ValueError, "gamma"),
+    ("th.seesaw_batches(3.3e9, 1024, 256, gamma=inf)", ValueError, "gamma"),
+    ("th.seesaw_batches(3.3e9, 1024, 256, warmup_frac=nan)", ValueError, "warmup_frac"),
+    ("th.paper_step_counts(3.3e9, 1024, 1.5)", TypeError, "b0"),
+    ("th.paper_step_counts(3.3e9, 1024.5, 256)", TypeError, "seq_len"),
+    ("th.paper_step_counts(3.3e9, 1024, True)", TypeError, "b0"),
+    ("th.seesaw_batches(3.3e9, 1024, 0)", ValueError, "b0"),
+    ("th.discrete_serial_step_reduction('half_cosine', nan)", ValueError, "gamma"),
+    ("th.discrete_serial_step_reduction('half_cosine', 1.1, final_lr_frac=1.0)", ValueError,
+     "final_lr_frac"),
+    ("th.discrete_serial_step_reduction('half_cosine', 1.1, warmup_frac=nan)", ValueError,
+     "warmup_frac"),
+    ("th.discrete_serial_step_reduction('quarter_cosine', 1.1, lr_cut=0.0)", ValueError, "lr_cut"),
+    ("th.serial_step_reduction_limit('half_cosine', nan)", ValueError, "final_lr_frac"),
+    ("th.power_law_eigs(8, nan)", ValueError, "exponent"),
+    ("th.power_law_eigs(8.5)", TypeError, "d"),
+    ("th.stability_radius([1.0], nan, 8)", ValueError, "lr"),
+    ("th.noise_scale([1.0], [1.0], nan)", ValueError, "noise_var"),
+    ("th.sgd_risk_path(jax.random.key(0), jnp.ones(2), jnp.ones(2), nan, [0.1], [1])",
+     ValueError, "noise_var"),
+]
+
+
+@pytest.mark.parametrize("code, err, match", _BAD, ids=[c for c, _, _ in _BAD])
+def test_non_finite_and_non_integer_inputs_are_refused(code, err, match):
+    with pytest.raises(err, match=match):
+        eval(code, {"th": th, "jax": jax, "jnp": jnp, "nan": math.nan, "inf": math.inf})
+
 TOY = {
     "seesaw_equivalence": "experiment: equivalence\nquick:\n  d: 4\n  samples_per_phase: 64\n  n_phases: 2\n"
                           "  n_seeds: 8\n  curve_points: 10\n",
@@ -150,12 +253,15 @@ def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
     cfg = tmp_path / f"{name}.yaml"
     cfg.write_text(yaml.safe_dump(toy))
     arrays, meta = cli.run_config(cfg, "quick", outdir=tmp_path / "results")
-    assert meta["name"] == name and meta["config_hash"] and meta["device_count"] >= 1
+    assert meta["name"] == name and meta["config_hash"] and meta["device_count"] >= 1 and meta["scale"] == "quick"
     # No NaN outside Monte Carlo (which is NaN by design for real-valued batches); a diverging member may be inf.
     assert not [k for k, v in arrays.items() if v.dtype.kind == "f" and "mc_" not in k and np.isnan(v).any()]
     again, meta2 = cli.run_config(cfg, "quick", outdir=tmp_path / "results", quiet=True)
-    assert meta2["finished"] == meta["finished"]  # current result: loaded, not recomputed
-    paths = render(name, str(tmp_path / "results"), str(tmp_path / "out"))
+    assert meta2["skipped"] and meta2["finished"] == meta["finished"]  # current: loaded, not recomputed
+    assert sorted(again) == sorted(arrays)
+    for k in arrays:
+        np.testing.assert_array_equal(again[k], arrays[k])
+    paths = render(name, "quick", tmp_path / "results", tmp_path / "out")
     assert all(p.stat().st_size > 1000 for p in paths)
 
 
@@ -169,15 +275,15 @@ def test_figures_render_headless_even_if_an_interactive_backend_is_asked_for(tmp
                                         "cosine": np.ones((1, 2)), "seesaw": np.ones((1, 2)) * 1.1,
                                         "fixed_lr": np.ones((1, 2)) * 2, "b_noise": np.full((1, 2), 8.0)},
                  {"sim": "seesaw", "experiment": "large_batch", "scale": "quick", "git_commit": "x",
-                  "device_count": 1, "config": {"total_samples": 10}}, tmp_path)
+                  "device_count": 1, "config": {"total_samples": 10}}, tmp_path / "quick")
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["MPLBACKEND"] = "TkAgg"
     r = subprocess.run([sys.executable, "-m", "figures", "seesaw_large_batch", "--results", str(tmp_path),
                         "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True,
                        cwd=results.REPO, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "out" / "seesaw_large_batch.png").stat().st_size > 1000
-    assert (tmp_path / "out" / "seesaw_large_batch.pdf").stat().st_size > 1000
+    assert (tmp_path / "out" / "quick" / "seesaw_large_batch.png").stat().st_size > 1000
+    assert (tmp_path / "out" / "quick" / "seesaw_large_batch.pdf").stat().st_size > 1000
 
 
 def test_lm_schedules_use_equal_tokens_and_fewer_steps():
@@ -195,9 +301,9 @@ def test_lm_schedules_use_equal_tokens_and_fewer_steps():
 
 def test_results_parts_resume_and_atomic_write(tmp_path):
     calls = []
-    parts = results.Parts("x", "h" * 20, tmp_path)
+    parts = results.Parts("x", "h" * 64, tmp_path)
     a = parts.get("one", lambda: calls.append(1) or {"v": np.arange(3)})
-    again = results.Parts("x", "h" * 20, tmp_path).get("one", lambda: calls.append(2) or {"v": np.zeros(3)})
+    again = results.Parts("x", "h" * 64, tmp_path).get("one", lambda: calls.append(2) or {"v": np.zeros(3)})
     np.testing.assert_array_equal(a["v"], again["v"])
     assert calls == [1]
     results.save("r", {"a": np.ones(2)}, {"k": 1}, tmp_path)

@@ -1,6 +1,7 @@
-"""Symbolic and numeric checks of the papers' claims, one module per paper, registered in the ledger.
+"""The mathematics of each paper, one module (or package) per paper: pure functions, symbolic (sympy,
+python-flint) and numeric (numpy, JAX, scipy, networkx). It imports no simulation or claims code (a
+contract checked by import-linter in the tests); the claims live in :mod:`claims`.
 
-``python -m theory list`` lists the claims; ``python -m theory verify`` runs them (see ``theory.ledger``).
-Importing this package changes no global JAX setting; a module that needs float64 enables it through
-``sims.runtime.setup`` before creating arrays.
+Importing this package changes no global JAX setting; functions that need float64 say so and enable it
+locally.
 """

@@ -1,0 +1,85 @@
+"""Command line of the claims ledger.
+
+    python -m claims list [--paper P]
+    python -m claims verify [--scale quick|paper] [--paper P] [--claim ID] [--json PATH] [--markdown PATH]
+
+``verify`` prints a table of verdicts and exits 0 only when every claim's verdict is the one it is
+expected to have at that scale (a claim shown to fail here is registered as expected to fail, with the
+reason); a claim whose figure has no current result at paper scale is reported as not measured. Claims
+that read a figure's result read it at the scale asked (``results/<scale>/``). Bad arguments, a
+selection that matches no claim, and a report that cannot be written exit 2 with one line, before any
+claim runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from claims import ledger
+from sims import runtime
+from sims.results import SCALES, ResultError, check_writable, dumps, write_atomic
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p_list = sub.add_parser("list", help="list registered claims")
+    p_list.add_argument("--paper")
+    p_ver = sub.add_parser("verify", help="run the checks and print the ledger")
+    p_ver.add_argument("--scale", default="quick", choices=SCALES,
+                       help="which results the claims read (default: quick)")
+    p_ver.add_argument("--paper")
+    p_ver.add_argument("--claim")
+    p_ver.add_argument("--json", help="write the outcomes as JSON to this path")
+    p_ver.add_argument("--markdown", help="write the ledger as markdown to this path")
+    args = parser.parse_args(argv)
+
+    runtime.setup()
+    try:
+        claims = ledger.select(args.paper, getattr(args, "claim", None))
+    except KeyError as e:
+        print(f"error: {e.args[0]}", file=sys.stderr)
+        return 2
+
+    if args.cmd == "list":
+        for c in claims:
+            exp = {s: c.expected_at(s) for s in SCALES}
+            tag = "" if set(exp.values()) == {"holds"} else "  [expected: " + ", ".join(
+                f"{v} at {s}" for s, v in exp.items()) + "]"
+            print(f"{c.id:48s} {c.source}{tag}")
+        return 0
+
+    reports = [Path(p) for p in (args.json, args.markdown) if p]
+    try:
+        for p in reports:
+            if p.is_dir():
+                raise ResultError(f"{p}: is a folder, expected a report file path")
+            check_writable(p.parent)
+    except ResultError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+    width = max((len(c.id) for c in claims), default=10)
+    print(f"scale: {args.scale}\n{'claim':{width}s}  {'verdict':15s} {'expected':12s} {'s':>7s}  evidence")
+
+    def show(o):
+        ev = o.evidence
+        mark = "ok " if o.as_expected else "-- " if o.not_measured else "XX "
+        detail = (f"measured {ledger.fmt(ev.measured)} | predicted {ledger.fmt(ev.predicted)}"
+                  f" | tol {ev.tolerance}") if ev else (o.not_measured or o.error.strip().splitlines()[-1])
+        print(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {o.seconds:7.1f}  "
+              f"{detail}", flush=True)
+
+    outcomes = ledger.run(claims, scale=args.scale, on_done=show)
+    print("\n" + ledger.summary(outcomes))
+    if args.json:
+        write_atomic(args.json, dumps([o.to_dict() for o in outcomes]))
+    if args.markdown:
+        write_atomic(args.markdown, (ledger.to_markdown(outcomes) + "\n").encode())
+    return 0 if all(o.ok for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""The layer contract: ``benchmarks -> claims | figures -> sims -> theory``, figures read results only.
+Checked by import-linter with the contracts in ``pyproject.toml``; the control shows that the same
+contract rejects a theory module importing the simulations."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LINT = str(Path(sys.executable).parent / "lint-imports")
+
+
+def test_layer_contract_holds():
+    r = subprocess.run([LINT, str(REPO / "pyproject.toml"), "--no-cache"], cwd=REPO,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "0 broken" in r.stdout
+
+
+def test_layer_contract_rejects_theory_importing_sims(tmp_path):
+    for pkg in ("theory", "sims", "claims", "figures", "benchmarks"):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("")
+    for mod in ("results", "runtime", "cli", "config"):
+        (tmp_path / "sims" / f"{mod}.py").write_text("")
+    (tmp_path / "theory" / "bad.py").write_text("def f():\n    from sims import results\n    return results\n")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    r = subprocess.run([LINT, "pyproject.toml", "--no-cache"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    assert r.returncode == 1 and "BROKEN" in r.stdout and "theory.bad" in r.stdout

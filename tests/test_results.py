@@ -1,0 +1,223 @@
+"""Results that cannot lie: per-scale folders, checked sidecars, locks, resume keyed by the full hash,
+clear one-line errors. Each test reproduces a finding of the foundation review (issue 7, section 2) on
+the toy simulation of ``conftest.py`` (no compilation)."""
+
+import hashlib
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from claims import ledger
+from sims import cli, results
+
+REPO = results.REPO
+
+
+def _run(cfg, scale="quick", **kw):
+    return cli.run_config(cfg, scale, quiet=True, **kw)
+
+
+def test_quick_and_paper_results_live_apart_and_a_paper_result_survives_quick_runs_and_verify(
+        toy_sim, tmp_path, monkeypatch):
+    mod, write = toy_sim
+    cfg = write("toy_fig", n=3, paper_n=7)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    paper_arrays, paper_meta = _run(cfg, "paper")
+    paper_npz = tmp_path / "results" / "paper" / "toy_fig.npz"
+    before = paper_npz.read_bytes()
+    # A later quick run and the quick ledger (which may compute quick results) leave the paper result alone.
+    _run(cfg, "quick")
+    claim = ledger.Claim("toy.n", "src", "s", lambda scale: ledger.Evidence(
+        {"n": int(ledger.figure_result("toy_fig", scale)[0]["x"].size)}, {}, "exact", "holds", no_control="toy"))
+    quick = ledger.run([claim], scale="quick")[0]
+    assert quick.evidence.measured["n"] == 3 and (tmp_path / "results" / "quick" / "toy_fig.npz").exists()
+    assert paper_npz.read_bytes() == before
+    paper = ledger.run([claim], scale="paper")[0]
+    assert paper.evidence.measured["n"] == 7 and len(mod.calls) == 2   # loaded, not recomputed
+    np.testing.assert_array_equal(ledger.figure_result("toy_fig", "paper")[0]["x"], paper_arrays["x"])
+
+
+def test_paper_scale_claim_without_a_result_is_not_measured_and_not_computed(toy_sim, tmp_path, monkeypatch):
+    mod, write = toy_sim
+    cfg = write("toy_fig")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    claim = ledger.Claim("toy.n", "src", "s", lambda scale: ledger.Evidence(
+        {"n": ledger.figure_result("toy_fig", scale)[0]["x"].size}, {}, "exact", "holds", no_control="toy"))
+    out = ledger.run([claim], scale="paper")[0]
+    assert out.verdict == ledger.NOT_MEASURED and out.ok and not out.as_expected
+    assert "SCALE=paper" in out.not_measured and mod.calls == []
+    assert "not measured" in ledger.summary([out]) and "Not measured at paper scale" in ledger.to_markdown([out])
+
+
+def test_current_result_is_loaded_with_equal_arrays_not_recomputed(toy_sim, tmp_path):
+    mod, write = toy_sim
+    cfg = write(n=5, scale=2.5)
+    first, meta = _run(cfg, outdir=tmp_path / "r")
+    again, meta2 = _run(cfg, outdir=tmp_path / "r")
+    assert len(mod.calls) == 1 and meta2["skipped"]
+    assert sorted(first) == sorted(again)
+    for k in first:
+        np.testing.assert_array_equal(first[k], again[k])
+        assert first[k].dtype == again[k].dtype
+
+
+def test_sidecar_records_npz_sha256_and_array_names(toy_sim, tmp_path):
+    _, write = toy_sim
+    _run(write(), outdir=tmp_path / "r")
+    npz, js = results.paths("toy", tmp_path / "r" / "quick")
+    meta = json.loads(js.read_text())
+    assert meta["npz_sha256"] == hashlib.sha256(npz.read_bytes()).hexdigest()
+    assert meta["arrays"] == ["x", "y"] and meta["scale"] == "quick"
+
+
+def test_npz_replaced_without_its_sidecar_is_not_current_and_is_recomputed(toy_sim, tmp_path):
+    """A run killed between the two writes leaves a new npz beside the old sidecar."""
+    mod, write = toy_sim
+    cfg = write()
+    _run(cfg, outdir=tmp_path / "r")
+    out = tmp_path / "r" / "quick"
+    npz, _ = results.paths("toy", out)
+    results.write_atomic(npz, results.npz_bytes({"x": np.zeros(9), "y": np.zeros(2)}))
+    with pytest.raises(results.ResultError, match="does not match its sidecar"):
+        results.load("toy", out)
+    arrays, meta = _run(cfg, outdir=tmp_path / "r")
+    assert len(mod.calls) == 2 and not meta.get("skipped") and arrays["x"].size == 4
+
+
+def test_sidecar_listing_other_arrays_is_refused(tmp_path):
+    meta = results.save("r", {"a": np.ones(2)}, {"k": 1}, tmp_path)
+    js = results.paths("r", tmp_path)[1]
+    js.write_text(json.dumps({**meta, "arrays": ["a", "b"]}))
+    with pytest.raises(results.ResultError, match="arrays"):
+        results.load("r", tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage_json", "delete_npz"])
+def test_damaged_result_is_one_line_in_figures_and_recomputed_by_the_sim(toy_sim, tmp_path, damage):
+    mod, write = toy_sim
+    cfg = write()
+    _run(cfg, outdir=tmp_path / "r")
+    npz, js = results.paths("toy", tmp_path / "r" / "quick")
+    if damage == "truncate":
+        npz.write_bytes(npz.read_bytes()[:50])
+    elif damage == "garbage_json":
+        js.write_text("{not json")
+    else:
+        npz.unlink()
+    r = subprocess.run([sys.executable, "-m", "figures", "toy", "--results", str(tmp_path / "r"),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    line = r.stderr.strip()
+    assert len(line.splitlines()) == 1 and line.startswith("error: ") and "toy." in line
+    arrays, meta = _run(cfg, outdir=tmp_path / "r")
+    assert len(mod.calls) == 2 and not meta.get("skipped")
+    results.load("toy", tmp_path / "r" / "quick")  # intact again
+
+
+def test_save_holds_the_result_lock(tmp_path):
+    held = results.lock("r", tmp_path)
+    held.acquire()
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (results.save("r", {"a": np.ones(2)}, {}, tmp_path), done.set()))
+    t.start()
+    time.sleep(0.5)
+    assert not done.is_set()            # waiting for the lock, nothing written
+    assert not results.paths("r", tmp_path)[0].exists()
+    held.release()
+    t.join(10)
+    assert done.is_set() and results.load("r", tmp_path)[0]["a"].tolist() == [1.0, 1.0]
+
+
+def test_resume_pieces_are_keyed_by_the_full_hash_and_force_discards_them(toy_sim, tmp_path, monkeypatch):
+    mod, write = toy_sim
+    cfg = write()
+    out = tmp_path / "r" / "quick"
+    stale = results.Parts("toy", "a" * 128, out)     # an interrupted run of other code, same 16-char prefix
+    stale.get("a", lambda: {"x": np.full(4, 99.0)})
+    full = "a" * 16 + "b" * 112
+    assert results.Parts("toy", full, out).dir.name == f"toy-{full}"
+    monkeypatch.setattr(results, "code_hash", lambda files: "a" * 64)  # this run's hash: "a"*16 prefix too
+    arrays, _ = _run(cfg, outdir=tmp_path / "r")
+    assert arrays["x"].tolist() == [0.0, 1.0, 2.0, 3.0]      # the stale piece was not reused
+    assert not list((out / ".parts").glob("toy-*"))            # pieces go once the result is saved
+    # An interrupted run leaves a piece of this very run; --force must not reuse it.
+    cfg_hash = cli.load_config(cfg, "quick")[0].hash()
+    results.Parts("toy", cfg_hash + "a" * 64, out).get("a", lambda: {"x": np.full(4, 7.0)})
+    arrays, meta = _run(cfg, outdir=tmp_path / "r", force=True)
+    assert arrays["x"].tolist() == [0.0, 1.0, 2.0, 3.0] and meta["resumed_parts"] == []
+    # Without --force an interrupted run's pieces are resumed.
+    results.Parts("toy", cfg_hash + "a" * 64, out).get("a", lambda: {"x": np.full(4, 7.0)})
+    (out / "toy.json").unlink()
+    arrays, meta = _run(cfg, outdir=tmp_path / "r")
+    assert arrays["x"].tolist() == [7.0] * 4 and meta["resumed_parts"] == ["a"]
+
+
+def test_processes_resume_only_what_every_process_sees(tmp_path):
+    """Under jax.distributed a piece seen by process 0 but not by another must be recomputed by all."""
+    p = results.Parts("x", "h" * 64, tmp_path)
+    p.get("one", lambda: {"v": np.arange(3)})
+    calls = []
+    disagree = results.Parts("x", "h" * 64, tmp_path, agree=lambda seen: False)
+    out = disagree.get("one", lambda: calls.append(1) or {"v": np.arange(3) + 10})
+    assert calls == [1] and out["v"].tolist() == [10, 11, 12] and disagree.resumed == []
+    assert cli.agree_all(True) is True and cli.agree_all(False) is False
+
+
+def test_leftover_tmp_file_from_a_killed_write_does_not_break_a_later_run(toy_sim, tmp_path, monkeypatch):
+    mod, write = toy_sim
+    cfg = write()
+    monkeypatch.setattr(results, "code_hash", lambda files: "c" * 64)
+    cfg_hash = cli.load_config(cfg, "quick")[0].hash()
+    d = tmp_path / "r" / "quick" / ".parts" / f"toy-{cfg_hash}{'c' * 64}"
+    d.mkdir(parents=True)
+    (d / ".a.npz.x1y2.tmp").write_bytes(b"half a piece")   # SIGKILL during write_atomic
+    (d / "b.npz").write_bytes(b"PK\x03\x04 truncated")     # a damaged piece is recomputed, not trusted
+    arrays, meta = _run(cfg, outdir=tmp_path / "r")
+    assert arrays["y"].tolist() == [4.0, 1.0] and not d.exists()
+
+
+def test_unwritable_results_folder_is_refused_before_computing(toy_sim, tmp_path):
+    mod, write = toy_sim
+    cfg = write()
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the results folder should be")
+    with pytest.raises(results.ResultError, match="cannot write results"):
+        _run(cfg, outdir=blocker)
+    assert mod.calls == []
+
+
+def test_unwritable_results_folder_is_one_line_exit_2_from_the_cli(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", "paper_configs/seesaw_large_batch.yaml",
+                        "--out", str(blocker)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "cannot write results" in r.stderr
+
+
+def test_non_finite_values_are_counted_in_the_sidecar_not_hidden(toy_sim, tmp_path):
+    _, write = toy_sim
+    arrays, meta = _run(write(poison=True), outdir=tmp_path / "r")
+    assert meta["non_finite"] == {"x": 1}
+    text = results.paths("toy", tmp_path / "r" / "quick")[1].read_text()
+    assert "NaN" not in text and json.loads(text)["non_finite"] == {"x": 1}
+
+
+def test_json_writer_never_emits_nan():
+    blob = results.dumps({"a": float("nan"), "b": [float("inf"), np.float64(-np.inf)], "c": np.arange(2)})
+    assert json.loads(blob) == {"a": "nan", "b": ["inf", "-inf"], "c": [0, 1]}
+    assert b"NaN" not in blob and b"Infinity" not in blob
+
+
+def test_code_hash_covers_sim_theory_and_runtime_not_claims():
+    files = {p.relative_to(REPO).as_posix() for p in cli.code_files("seesaw")}
+    assert {"sims/seesaw.py", "sims/runtime.py", "theory/numerics.py"} <= files
+    assert any(f.startswith("theory/seesaw") for f in files)
+    assert not any(f.startswith("claims/") for f in files)

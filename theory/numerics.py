@@ -1,0 +1,223 @@
+"""Shared numerics, one home for every paper: exact ranks, numeric ranks read at a singular-value gap,
+binomial standard errors, and the float64 policy.
+
+* **Exact rank** (:func:`exact_rank`): python-flint over the rationals (``fmpq_mat``) or a prime field
+  (``nmod_mat``); entries are converted exactly, never through floats or sympy.
+* **Numeric rank** (:func:`gap_rank`): read off the largest ratio ``s_i / s_{i+1}`` of the sorted singular
+  values, with a floor ``s_1 * eps * n`` so that a well-conditioned full-rank matrix reads as full rank;
+  the gap itself is returned so every caller can report it.
+* **Binomial standard error** (:func:`binomial_se`): ``sqrt(p (1 - p) / n)``, and the rule-of-three bound
+  for a zero count (:func:`zero_count_upper`).
+* **float64 policy** (:func:`float64`): exact claims compute under a local ``jax.enable_x64`` scope, so
+  they are float64 whatever the process-wide setting and need no process setup; entry points still call
+  ``sims.runtime.setup()`` so that simulations are float64 throughout.
+* **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
+  :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
+  never silently truncated to an integer; work that grows with an argument is refused up front, the
+  message naming the limit constant.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+from numbers import Rational
+from typing import Literal
+
+import flint
+import jax
+import numpy as np
+
+PRIME = 2**31 - 1  # products of two residues fit in int64
+
+
+def float64():
+    """Context manager: float64 JAX inside, whatever the process-wide ``jax_enable_x64``."""
+    return jax.enable_x64(True)
+
+
+def _fmpq(v) -> flint.fmpq:
+    if isinstance(v, flint.fmpq):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"matrix entry must be a number, got {v!r}")
+    if isinstance(v, (int, np.integer)):
+        return flint.fmpq(int(v))
+    if isinstance(v, (float, np.floating)):
+        if not math.isfinite(v):
+            raise ValueError(f"matrix entry must be finite, got {v!r}")
+        f = Fraction(float(v))
+    elif isinstance(v, Rational):
+        f = Fraction(int(v.numerator), int(v.denominator))
+    else:
+        try:  # sympy Rational and friends
+            f = Fraction(int(v.p), int(v.q))
+        except AttributeError:
+            raise TypeError(f"matrix entry must be an int, float or rational, got {type(v).__name__}") from None
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def exact_rank(matrix, field: Literal["QQ", "modp"] = "QQ", p: int = PRIME) -> int:
+    """Exact rank of a 2-D matrix with python-flint.
+
+    Args:
+      matrix: ``[m, n]`` array-like of ints (any field), or floats / ``Fraction`` / sympy Rationals
+        (``"QQ"`` only; floats are converted exactly, ``Fraction(x)``).
+      field: ``"QQ"`` (rationals, ``fmpq_mat``) or ``"modp"`` (integers mod ``p``, ``nmod_mat``).
+      p: the prime for ``"modp"``, below ``2^63`` (flint's word-size modulus).
+    Returns:
+      The rank, an int in ``[0, min(m, n)]``.
+    Raises:
+      ValueError: not 2-D, a non-finite entry, an unknown field, a ``p`` that is not a prime below
+        ``2^63`` (flint aborts the process on a rank modulo a composite).
+      TypeError: an entry that is not a number (or not an integer for ``"modp"``).
+    """
+    if field == "modp":
+        check_prime(p, below=2**63)
+    a = np.asarray(matrix, dtype=object)
+    if a.ndim != 2:
+        raise ValueError(f"matrix must be 2-D, got shape {a.shape}")
+    if a.size == 0:
+        return 0
+    if field == "modp":
+        rows = []
+        for r in a.tolist():
+            row = []
+            for v in r:
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                    raise TypeError(f"modp rank needs integer entries, got {type(v).__name__}")
+                row.append(int(v) % p)
+            rows.append(row)
+        return int(flint.nmod_mat(rows, p).rank())
+    if field == "QQ":
+        return int(flint.fmpq_mat([[_fmpq(v) for v in r] for r in a.tolist()]).rank())
+    raise ValueError(f"field must be 'QQ' or 'modp', got {field!r}")
+
+
+def gap_rank(singular_values) -> tuple[int, float]:
+    """Numeric rank read at the largest gap of the singular values, and that gap.
+
+    Args:
+      singular_values: ``[n]`` singular values (any order, float64).
+    Returns:
+      ``(rank, gap)``: ``rank = argmax_i s_i / s_{i+1} + 1`` over the sorted values with the floor
+      ``s_1 * eps * n`` appended (so a well-conditioned full-rank matrix has rank n); ``gap`` is that
+      largest ratio (``inf`` when the next value is exactly 0; ``(0, inf)`` for an all-zero matrix).
+      A caller states the gap it requires (e.g. ``> 1e6``) and reports the gap it saw.
+    Raises:
+      ValueError: a non-finite singular value.
+    """
+    s = np.sort(np.abs(np.asarray(singular_values, dtype=np.float64)))[::-1]
+    if not np.all(np.isfinite(s)):
+        raise ValueError("singular values must be finite")
+    if s.size == 0 or s[0] == 0:
+        return 0, math.inf
+    floor = s[0] * np.finfo(np.float64).eps * s.size
+    ext = np.maximum(np.append(s, floor), floor * 1e-3)
+    ratios = ext[:-1] / ext[1:]
+    k = int(np.argmax(ratios))
+    gap = math.inf if k + 1 < s.size and s[k + 1] == 0 else float(ratios[k])
+    return k + 1, gap
+
+
+def binomial_se(p: float, n: int) -> float:
+    """Standard error ``sqrt(p (1 - p) / n)`` of a share ``p`` measured on ``n`` independent trials.
+
+    Raises:
+      ValueError: ``p`` outside [0, 1] or not finite, or ``n < 1``.
+    """
+    if not (0.0 <= p <= 1.0) or n < 1:
+        raise ValueError(f"binomial_se needs 0 <= p <= 1 and n >= 1, got p={p}, n={n}")
+    return math.sqrt(p * (1.0 - p) / n)
+
+
+def zero_count_upper(n: int) -> float:
+    """The 95% upper confidence bound ``3 / n`` on a share observed as 0 of ``n`` (rule of three), since
+    a zero count has binomial standard error 0."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    return 3.0 / n
+
+
+# ---------------------------------------------------------------------------------------------------
+# Checks at the public boundary
+# ---------------------------------------------------------------------------------------------------
+
+
+def _scalar(x):
+    """A 0-d numpy/JAX array as its numpy scalar; anything else unchanged."""
+    if not isinstance(x, (numbers.Number, str, bytes)) and hasattr(x, "shape") and hasattr(x, "dtype") \
+            and np.shape(x) == ():
+        return np.asarray(x)[()]
+    return x
+
+
+def check_real(x, name: str, *, gt=None, ge=None, lt=None, le=None) -> float:
+    """``x`` as a finite float, within the given bounds.
+
+    Args:
+      x: a real number: int, float, ``Fraction``, numpy or sympy real, or a 0-d numeric array.
+      name: the argument's name, used in the messages.
+      gt, ge, lt, le: optional bounds ``x > gt``, ``x >= ge``, ``x < lt``, ``x <= le``.
+    Returns:
+      ``float(x)``.
+    Raises:
+      TypeError: a bool, complex, string or other non-real value.
+      ValueError: NaN, an infinity, or a bound violated (the message names ``name`` and the bound).
+    """
+    v = _scalar(x)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    f = float(v)
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    for ok, op, bound in ((gt is None or f > gt, ">", gt), (ge is None or f >= ge, ">=", ge),
+                          (lt is None or f < lt, "<", lt), (le is None or f <= le, "<=", le)):
+        if not ok:
+            raise ValueError(f"{name} must be {op} {bound}, got {x!r}")
+    return f
+
+
+def check_int(x, name: str, *, ge=None, le=None) -> int:
+    """``x`` as an int, within the given bounds; a float is refused even when integral (``2.0``), so no
+    caller ever sees one value used as ``x`` in one place and ``int(x)`` in another.
+
+    Raises:
+      TypeError: not an integer (floats, bools and strings included).
+      ValueError: a bound violated (the message names ``name`` and the bound).
+    """
+    v = _scalar(x)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
+    i = int(v)
+    if ge is not None and i < ge:
+        raise ValueError(f"{name} must be >= {ge}, got {i}")
+    if le is not None and i > le:
+        raise ValueError(f"{name} must be <= {le}, got {i}")
+    return i
+
+
+def check_limit(count, limit: int, limit_name: str, what: str) -> None:
+    """Refuse work whose size ``count`` exceeds ``limit``.
+
+    Raises:
+      ValueError: ``count > limit``; the message says ``what`` is counted and names ``limit_name``.
+    """
+    if not count <= limit:  # also refuses a NaN count
+        c = f"{count:,}" if isinstance(count, int) else f"{count:.4g}"
+        raise ValueError(f"{what} is {c}, above the limit {limit_name} = {limit:,}")
+
+
+def check_prime(p, name: str = "p", *, below: int) -> int:
+    """``p`` as an int that is a prime below ``below``.
+
+    Raises:
+      TypeError: not an integer. ValueError: not a prime, or not below ``below``.
+    """
+    p = check_int(p, name)
+    if not 2 <= p < below:
+        raise ValueError(f"{name} must be a prime below 2^{below.bit_length() - 1}, got {p}")
+    if not flint.fmpz(p).is_prime():
+        raise ValueError(f"{name} must be a prime, got {p} (a composite modulus has no field ranks)")
+    return p
