@@ -522,7 +522,9 @@ def fixed_lr_evidence(arrays, setting: str = "") -> ledger.Evidence:
               "models (150M, B0 = 1024-8192, beyond the critical batch of ~256), so this reads seesaw_lm, "
               "not the NSGD recursion of seesaw_large_batch." + ("" if own else " No B0 at or above the "
                                                                   "measured noise scale: nothing testable."),
-        controls=controls)
+        controls=controls,
+        no_control="" if controls else "no B0 at or above the measured noise scale, so the control (cosine "
+                                       "in place of the fixed-lr ramp at such a B0) has nothing to run on")
 
 
 @ledger.claim("seesaw.fixed_lr_ramp_worse",

@@ -213,6 +213,7 @@ def test_fixed_lr_ramp_worse_is_decided_only_beyond_the_noise_scale():
     below = _lm_arrays({8: {"cosine": see * 0.99, "seesaw": see, "fixed_lr": see * 1.02}}, {8: 100})
     ev = cs.fixed_lr_evidence(below)
     assert ev.verdict == "inconclusive" and not ev.controls and "nothing testable" in ev.notes
+    assert "nothing to run on" in ev.no_control  # a registered claim gives controls or a reason
     beyond = _lm_arrays({256: {"cosine": see * 0.97, "seesaw": see, "fixed_lr": see * 1.02}}, {256: 100})
     ev = cs.fixed_lr_evidence(beyond)
     assert ev.verdict == "holds" and ev.controls_rejected
