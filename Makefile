@@ -15,7 +15,7 @@ endif
 # One module per paper in sims/; a config paper_configs/<paper>_<figure>.yaml is run by sims/<paper>.py.
 # Results and figures live per scale (results/<scale>/, figures/out/<scale>/): one scale never
 # overwrites the other.
-SIM_INFRA := __init__ runtime config results cli
+SIM_INFRA := __init__ runtime config results cli data
 PAPERS := $(filter-out $(SIM_INFRA),$(basename $(notdir $(wildcard sims/*.py))))
 NAMES := $(basename $(notdir $(wildcard paper_configs/*.yaml)))
 paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
@@ -54,7 +54,8 @@ results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(call theory_of
 	$(PY) -m sims.$(2) --config $$< --scale $(SCALE)
 	@touch $$@ results/$(SCALE)/$(1).json
 figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf &: results/$(SCALE)/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)
-	$(PY) -m figures $(1) --scale $(SCALE)
+	@# A damaged result (the sidecar check fails) is recomputed by the sim, then rendered.
+	$(PY) -m figures $(1) --scale $(SCALE) || { $(PY) -m sims.$(2) --config paper_configs/$(1).yaml --scale $(SCALE) && $(PY) -m figures $(1) --scale $(SCALE); }
 fig-$(1): figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf
 .PHONY: fig-$(1)
 endef

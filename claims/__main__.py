@@ -3,9 +3,10 @@
     python -m claims list [--paper P]
     python -m claims verify [--scale quick|paper] [--paper P] [--claim ID] [--json PATH] [--markdown PATH]
 
-``verify`` prints a table of verdicts and exits 0 only when every claim's verdict is the one it is
-expected to have at that scale (a claim shown to fail here is registered as expected to fail, with the
-reason); a claim whose figure has no current result at paper scale is reported as not measured. Claims
+``verify`` prints a table of verdicts and exits 0 only when every measured claim's verdict is the one it
+is expected to have at that scale (a claim shown to fail here is registered as expected to fail, with
+the reason); a claim whose figure has no current result at paper scale is reported as not measured and
+does not fail the run (the summary counts it). Claims
 that read a figure's result read it at the scale asked (``results/<scale>/``). Bad arguments, a
 selection that matches no claim, and a report that cannot be written exit 2 with one line, before any
 claim runs.
@@ -26,12 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_list = sub.add_parser("list", help="list registered claims")
-    p_list.add_argument("--paper")
+    p_list.add_argument("--paper", help="only this paper's claims")
     p_ver = sub.add_parser("verify", help="run the checks and print the ledger")
     p_ver.add_argument("--scale", default="quick", choices=SCALES,
                        help="which results the claims read (default: quick)")
-    p_ver.add_argument("--paper")
-    p_ver.add_argument("--claim")
+    p_ver.add_argument("--paper", help="only this paper's claims (e.g. seesaw)")
+    p_ver.add_argument("--claim", help="only this claim (an id from `python -m claims list`)")
     p_ver.add_argument("--json", help="write the outcomes as JSON to this path")
     p_ver.add_argument("--markdown", help="write the ledger as markdown to this path")
     args = parser.parse_args(argv)
@@ -54,9 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     reports = [Path(p) for p in (args.json, args.markdown) if p]
     try:
         for p in reports:
-            if p.is_dir():
-                raise ResultError(f"{p}: is a folder, expected a report file path")
-            check_writable(p.parent)
+            if p.is_symlink() or (p.exists() and not p.is_file()):
+                raise ResultError(f"{p}: exists and is not a regular file (a folder, link or device); "
+                                  "expected a report file path")
+            check_writable(p.parent, "the report")
     except ResultError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import sys
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -65,6 +66,7 @@ def figure_result(name: str, scale: str) -> tuple[dict, dict]:
         return stored
     if not COMPUTE_MISSING[scale]:
         raise NotMeasured(f"no current {scale}-scale result of {name}; run `make fig-{name} SCALE={scale}`")
+    print(f"  computing {name} at {scale} scale (no current result)...", file=sys.stderr, flush=True)
     return cli.run_config(cli.figure_config(name), scale, quiet=True)
 
 
@@ -315,10 +317,12 @@ def summary(outcomes: list[Outcome]) -> str:
     """One line: how many claims gave their expected verdict, and which did not."""
     bad = [o.claim.id for o in outcomes if not o.ok]
     good = sum(o.as_expected for o in outcomes)
+    missing = sum(bool(o.not_measured) for o in outcomes)
     counts = {v: sum(o.verdict == v for o in outcomes) for v in VERDICTS + ("error", NOT_MEASURED)}
     tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     scale = outcomes[0].scale if outcomes else "quick"
-    return (f"{good} of {len(outcomes)} claims gave their expected verdict at {scale} scale ({tally})"
+    return (f"{good} of {len(outcomes) - missing} measured claims gave their expected verdict at {scale} "
+            f"scale ({tally})" + (f"; {missing} not measured at this scale (not a failure)" if missing else "")
             + (f"; unexpected: {', '.join(bad)}" if bad else ""))
 
 

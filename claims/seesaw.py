@@ -11,14 +11,13 @@ Student-t intervals (:func:`paired_decision`), and say "inconclusive" when the i
 from __future__ import annotations
 
 import itertools
-from typing import Literal
 
 import numpy as np
-import scipy.stats
 import sympy as sp
 
 from claims import ledger
 from sims import runtime
+from theory.numerics import paired_decision
 from theory.seesaw import (
     MEAN_DOMINATED_B0,
     NSGD_LINE,
@@ -50,51 +49,6 @@ def spread(values) -> float:
     if v.size == 0 or np.any(~np.isfinite(v)) or np.any(v <= 0):
         return float("inf")
     return float(v.max() / v.min() - 1)
-
-
-def paired_decision(diffs, threshold: float, kind: Literal["within", "above"] = "within",
-                    level: float = 0.95) -> dict:
-    """Decide a statement about the mean of per-seed paired differences with a Student-t interval.
-
-    ``diffs`` are per-seed differences between two runs that share the seed (same initialisation), e.g.
-    ``seesaw_i / cosine_i - 1``. The interval is ``mean +- t * sd / sqrt(n)`` with ``sd`` the sample
-    standard deviation (ddof=1) and ``t = scipy.stats.t.ppf((1 + level) / 2, n - 1)``: with n seeds the
-    mean's error has n - 1 degrees of freedom, so a "2 standard errors" rule at n = 2 (t = 12.7, not 2)
-    is wrong about 30% of the time instead of 5%.
-
-    kind="within" tests ``|mean| <= threshold``: "holds" when the whole interval lies in
-    ``[-threshold, threshold]``, "fails" when it lies entirely outside, else "inconclusive".
-    kind="above" tests ``mean > threshold``: "holds" when the interval lies above ``threshold``,
-    "fails" when it lies entirely below it, else "inconclusive".
-    Fewer than 2 seeds or a non-finite difference give "inconclusive" (no standard error).
-
-    Returns a dict: ``verdict``, ``mean``, ``se``, ``t``, ``n``, ``ci`` (low, high), ``rule``.
-    Raises ValueError: an unknown ``kind``, a negative threshold for "within", ``level`` not in (0, 1).
-    Source: the seeded language-model claims (Seesaw Fig. 1, 2, 3).
-    """
-    if kind not in ("within", "above"):
-        raise ValueError(f"kind must be 'within' or 'above', got {kind!r}")
-    if kind == "within" and threshold < 0:
-        raise ValueError(f"a 'within' threshold must be >= 0, got {threshold}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    d = np.asarray(diffs, np.float64).ravel()
-    n = int(d.size)
-    rule = (f"|mean| <= {threshold:g}" if kind == "within" else f"mean > {threshold:g}") + \
-        f", decided on the {level:.0%} Student-t interval over n seeds"
-    if n < 2 or not np.all(np.isfinite(d)):
-        return {"verdict": "inconclusive", "mean": float(np.mean(d)) if n else float("nan"),
-                "se": float("nan"), "t": float("nan"), "n": n, "ci": (float("nan"), float("nan")),
-                "rule": rule + (" (fewer than 2 seeds)" if n < 2 else " (non-finite difference)")}
-    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(n))
-    t = float(scipy.stats.t.ppf((1 + level) / 2, n - 1))
-    lo, hi = mean - t * se, mean + t * se
-    if kind == "within":
-        verdict = ("holds" if -threshold <= lo and hi <= threshold
-                   else "fails" if lo > threshold or hi < -threshold else "inconclusive")
-    else:
-        verdict = "holds" if lo > threshold else "fails" if hi < threshold else "inconclusive"
-    return {"verdict": verdict, "mean": mean, "se": se, "t": t, "n": n, "ci": (lo, hi), "rule": rule}
 
 
 def combine(own: list[str], control_decisions: list[str]) -> ledger.Verdict:

@@ -50,8 +50,9 @@ def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m figures", description=__doc__.splitlines()[0])
-    p.add_argument("name")
+    p = argparse.ArgumentParser(prog="python -m figures",
+                                description="Render one figure (PNG and PDF) from its saved result.")
+    p.add_argument("name", help="a figure name: a config paper_configs/<name>.yaml")
     p.add_argument("--scale", default="quick", choices=SCALES)
     p.add_argument("--results", default="results", help="results root (reads <results>/<scale>/)")
     p.add_argument("--out", default="figures/out", help="figures root (writes <out>/<scale>/)")
@@ -60,7 +61,8 @@ def main(argv=None) -> int:
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
     except ResultError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.<paper> "
+              f"--config paper_configs/{a.name}.yaml --scale {a.scale})", file=sys.stderr)
         return 2
     return 0
 

@@ -82,8 +82,8 @@ def code_files(sim: str) -> list[Path]:
     """Sources whose change invalidates a result: the sim module, the runtime, the paper's theory (a
     module or a package) and the shared numerics. Claims and figures are not among them."""
     theory = REPO / "theory"
-    files = [REPO / "sims" / f"{sim}.py", REPO / "sims" / "runtime.py", theory / f"{sim}.py",
-             theory / "numerics.py"]
+    files = [REPO / "sims" / f"{sim}.py", REPO / "sims" / "runtime.py", REPO / "sims" / "data.py",
+             theory / f"{sim}.py", theory / "numerics.py"]
     if (theory / sim).is_dir():
         files += sorted((theory / sim).rglob("*.py"))
     return files
@@ -211,5 +211,6 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
         return 2
     if runtime.is_writer() and not meta.get("skipped"):
         print(f"{meta['name']}: wrote {args.out}/{args.scale}/{meta['name']}.npz and .json "
-              f"({meta['wall_time_s']:.1f} s, {meta['device_count']} devices)", file=sys.stderr)
+              f"({meta['wall_time_s']:.1f} s, {meta['device_count']} device"
+              f"{'s' if meta['device_count'] != 1 else ''})", file=sys.stderr)
     return 0

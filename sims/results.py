@@ -58,8 +58,16 @@ def scale_dir(root: str | Path, scale: str) -> Path:
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename).
+
+    Raises:
+      ResultError: ``path`` exists and is not a regular file (a symlink, a FIFO, a device such as
+        ``/dev/stdout``, a folder): the rename would replace it, so it is refused.
+    """
     p = Path(path)
+    if p.is_symlink() or (p.exists() and not p.is_file()):
+        raise ResultError(f"{p}: exists and is not a regular file (a link, device or folder); refusing to "
+                          "replace it")
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
     try:
@@ -74,11 +82,11 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         raise
 
 
-def check_writable(folder: str | Path) -> None:
+def check_writable(folder: str | Path, what: str = "results") -> None:
     """Create ``folder`` if needed and prove a file can be written there, before any computation.
 
     Raises:
-      ResultError: the folder cannot be created or written (one line naming it).
+      ResultError: the folder cannot be created or written (one line naming it and ``what``).
     """
     p = Path(folder)
     try:
@@ -87,7 +95,7 @@ def check_writable(folder: str | Path) -> None:
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
-        raise ResultError(f"{p}: cannot write results there ({e.strerror or e})") from None
+        raise ResultError(f"{p}: cannot write {what} there ({e.strerror or e})") from None
 
 
 def npz_bytes(arrays: dict[str, Any]) -> bytes:

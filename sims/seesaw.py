@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sysconfig
-from pathlib import Path
 from typing import Literal
 
 import flax.linen as nn
@@ -30,6 +28,7 @@ import optax
 
 from sims import cli, runtime
 from sims.config import param
+from sims.data import stdlib_text
 from theory import seesaw as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -260,23 +259,6 @@ class LMParams:
     def __post_init__(self):
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
-
-
-def stdlib_text(n_chars: int) -> np.ndarray:
-    """The first ``n_chars`` bytes of the standard library's top-level ``*.py`` files (sorted by name),
-    as a ``[n_chars]`` uint8 array. Raises RuntimeError if the machine has less source than asked."""
-    root = Path(sysconfig.get_paths()["stdlib"])
-    chunks, total = [], 0
-    for f in sorted(root.glob("*.py")):
-        b = f.read_bytes()
-        chunks.append(b)
-        total += len(b)
-        if total >= n_chars:
-            break
-    data = np.frombuffer(b"".join(chunks), np.uint8)[:n_chars]
-    if data.size < n_chars:
-        raise RuntimeError(f"only {data.size} characters of stdlib source under {root}, {n_chars} asked")
-    return data
 
 
 def _model(p: LMParams):

@@ -37,7 +37,7 @@ def test_run_reports_errors_and_expected_verdicts():
     assert out[3].verdict == "error" and "broken check" in out[3].error
     md = ledger.to_markdown(out)
     assert "`t.kf`" in md and "Expected fails: why" in md
-    assert "2 of 4 claims gave their expected verdict" in md
+    assert "2 of 4 measured claims gave their expected verdict" in md
     piped = ledger.Outcome(ledger.Claim("t.p", "s", "s", good.check), ledger.Evidence(
         {"|x|": 1.0}, {}, "|a - b| < 1", "holds"), 0.0)
     row = next(ln for ln in ledger.to_markdown([piped]).splitlines() if ln.startswith("| `t.p`"))

@@ -4,6 +4,7 @@ the toy simulation of ``conftest.py`` (no compilation)."""
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -221,3 +222,22 @@ def test_code_hash_covers_sim_theory_and_runtime_not_claims():
     assert {"sims/seesaw.py", "sims/runtime.py", "theory/numerics.py"} <= files
     assert any(f.startswith("theory/seesaw") for f in files)
     assert not any(f.startswith("claims/") for f in files)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
+def test_atomic_write_refuses_to_replace_links_devices_and_folders(tmp_path, kind):
+    """The rename of an atomic write would replace a link or a device node (``/dev/stdout``) with a file."""
+    target, path = tmp_path / "target", tmp_path / "report.json"
+    target.write_text("keep")
+    if kind == "symlink":
+        path.symlink_to(target)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    with pytest.raises(results.ResultError, match="not a regular file"):
+        results.write_atomic(path, b"{}")
+    assert target.read_text() == "keep" and (path.is_symlink() or not path.is_file())
+    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_counts",
+                        "--json", str(path)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "not a regular file" in r.stderr and "Traceback" not in r.stderr

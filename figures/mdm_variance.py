@@ -1,0 +1,116 @@
+"""MDM-variance figures from saved results (``results/<scale>/mdm_variance_*.npz``); plotting only."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def plot_decomposition(a: dict, meta: dict):
+    """Stacked A, B, C bars per model (MDM / ARM, oracle / learned) with the direct variance and SEs."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    names = [str(m) for m in a["methods"]]
+    x = np.arange(len(names))
+    bottom = np.zeros(len(names))
+    for k, c in (("A", "C0"), ("B", "C1"), ("C", "C2")):
+        ax.bar(x, a[k], bottom=bottom, color=c, width=0.6, label={"A": "A masking pattern", "B": "B masking rate",
+                                                                   "C": "C data"}[k])
+        bottom = bottom + a[k]
+    ax.errorbar(x, a["total"], yerr=a["total_se"], fmt="none", ecolor="k", capsize=3)
+    ax.errorbar(x + 0.38, a["direct_var"], yerr=a["direct_var_se"], fmt="D", color="k", ms=4,
+                label="direct i.i.d. variance ± SE")
+    ax.set_xticks(x, [n.replace("_", "\n") for n in names])
+    ax.set_ylabel("variance of the per-sample loss")
+    c = meta["config"]
+    ax.set_title(f"Var(l) = A + B + C, Markov chain V={c['vocab']}, L={c['length']}, eps={c['eps']}\n"
+                 f"(learned = chain estimated from {c['n_fit']} samples)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_pots(a: dict, meta: dict):
+    """sqrt(E[l^2|t]) and E[l|t] per bin; P-POTS and EPR densities; variance ratios against eps."""
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 4))
+    e = a["edges"]
+    mid = 0.5 * (e[1:] + e[:-1])
+    ax1.plot(mid, np.sqrt(a["m2"]), "o-", ms=3, label="sqrt E[l²|t] (measured)")
+    ax1.plot(mid, a["g"], "s-", ms=3, label="g(t) = E[l|t]")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("t")
+    ax1.legend(fontsize=8)
+    ax1.set_title("conditional moments (oracle MDM)", fontsize=9)
+    ax2.stairs(a["density_pots"], e, label="P-POTS p* (bins)")
+    ax2.stairs(a["density_epr"], e, ls="--", label="paper's EPR fit")
+    ax2.axhline(1 / (e[-1] - e[0]), color="0.5", lw=0.8, label="uniform")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("t")
+    ax2.set_ylabel("density")
+    ax2.legend(fontsize=8)
+    ax2.set_title("sampling densities", fontsize=9)
+    eps = a["eps_list"]
+    ax3.plot(eps, a["var_pots"] / a["var_uniform"], "o-", label="P-POTS / uniform")
+    ax3.plot(eps, a["var_epr"] / a["var_uniform"], "s--", label="EPR / uniform")
+    ax3.set_xscale("log")
+    ax3.set_xlabel("eps (t >= eps)")
+    ax3.set_ylabel("variance ratio")
+    ax3.legend(fontsize=8)
+    ax3.set_title(f"direct check eps={eps[0]:g}: P-POTS {float(a['meas_pots']):.3f}±{float(a['meas_pots_se']):.3f}"
+                  f" vs formula {float(a['pred_pots']):.3f}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_mirror(a: dict, meta: dict):
+    """A ratio and pair correlation against t: MIRROR and MultiSample-2, oracle and context-free."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    t = a["t_grid"]
+    tt = np.linspace(0.02, 0.98, 200)
+    closed = np.where(tt <= 0.5, (1 - 2 * tt) / (2 * (1 - tt)), (2 * tt - 1) / (2 * tt))
+    ax1.plot(tt, closed, "k-", lw=1, label="closed form (context-free)")
+    ax2.plot(tt, -np.minimum(tt, 1 - tt) / np.maximum(tt, 1 - tt), "k-", lw=1, label="closed form (context-free)")
+    for model, mk in (("oracle", "o"), ("context_free", "s")):
+        for pair, ls in (("mirror", "-"), ("multisample2", ":")):
+            lab = f"{model.replace('_', '-')} {pair}"
+            ax1.errorbar(t, a[f"{model}_{pair}_ratio"], yerr=a[f"{model}_{pair}_ratio_se"], fmt=mk, ls=ls, ms=4,
+                         capsize=2, label=lab)
+            ax2.errorbar(t, a[f"{model}_{pair}_rho"], yerr=a[f"{model}_{pair}_rho_se"], fmt=mk, ls=ls, ms=4,
+                         capsize=2, label=lab)
+    ax1.axhline(0.5, color="0.5", lw=0.8)
+    ax1.set_xlabel("t")
+    ax1.set_ylabel("A_pair / A_single")
+    ax1.legend(fontsize=7)
+    ax2.set_xlabel("t")
+    ax2.set_ylabel("pair correlation rho")
+    ax2.legend(fontsize=7)
+    fig.suptitle("MIRROR (shared U) vs two independent masks at equal cost", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_training(a: dict, meta: dict):
+    """Validation MDM loss against steps for every seed, standard vs P-POTS + MIRROR."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    steps = a["steps"]
+    for m, c in (("standard", "C0"), ("pots_mirror", "C3")):
+        v = a[f"{m}_val_loss"]
+        for i, row in enumerate(v):
+            ax1.plot(steps[1:], row[1:], color=c, alpha=0.7, label=m.replace("_", " + ") if i == 0 else None)
+        ax2.plot(np.full(v.shape[0], 0 if m == "standard" else 1), v[:, -1], "o", color=c)
+    ax1.set_xlabel("step")
+    ax1.set_ylabel("validation MDM loss (nats/char)")
+    ax1.legend(fontsize=8)
+    ax2.set_xticks([0, 1], ["standard", "P-POTS + MIRROR"])
+    ax2.set_xlim(-0.5, 1.5)
+    ax2.set_ylabel("final validation loss per seed")
+    g = np.exp(np.mean(np.log(a["grad_var_standard"]) - np.log(a["grad_var_pots_mirror"])))
+    c = meta["config"]
+    ax2.set_title(f"gradient variance std / P+M = {g:.2f} (geo. mean over seeds)", fontsize=9)
+    fig.suptitle(f"small MDMs on stdlib source: {c['n_seeds']} seeds, {c['steps']} steps, d_model {c['d_model']}",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"decomposition": plot_decomposition, "pots": plot_pots, "mirror": plot_mirror, "training": plot_training}

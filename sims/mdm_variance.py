@@ -1,0 +1,478 @@
+"""Simulations behind the MDM-variance figures (Jia, Zhou, Liu, Jiang, Jiang, ICLR 2026, arXiv 2511.18159).
+
+Experiments (``paper_configs/mdm_variance_*.yaml``):
+
+- ``decomposition``: A, B, C of the per-sample loss for the MDM and the ARM on a known Markov chain,
+  with the exact denoiser (oracle) and with a chain estimated from a few samples (learned), against the
+  flat i.i.d. variance; the exact NELBO identity per sequence.
+- ``pots``: per-bin E[l | t] and E[l^2 | t] of the oracle MDM, the P-POTS density, the paper's fitted
+  EPR form, the variances under uniform / P-POTS / EPR sampling for several eps, and a direct
+  importance-sampling check.
+- ``mirror``: MIRROR's A ratio and pair correlation against t (oracle and context-free), MultiSample-2 at
+  equal cost, and the decomposition under each pairing.
+- ``training``: small flax transformer MDMs on the Python standard library's source (characters, read at
+  run time) from several seeds, standard vs P-POTS + MIRROR: validation NELBO and gradient variance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from sims import cli, runtime
+from sims.config import param
+from sims.data import stdlib_text
+from theory import mdm_variance as th
+
+# ---------------------------------------------------------------------------------------------------
+# Shared: the chain
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainParams:
+    """The Markov-chain proxy of brief section 6 (V = 8, L = 16, Dirichlet(0.3) rows)."""
+
+    vocab: int = param(8, ge=2)
+    length: int = param(16, ge=2, le=th.MAX_EXACT_LEN)
+    concentration: float = param(0.3, gt=0)
+    eps: float = param(0.01, gt=0, lt=1)
+
+
+def _chain(p, seed: int):
+    """(transition, initial) of the chain drawn from ``fold_in(key(seed), 0)``."""
+    return th.random_chain(jax.random.fold_in(jax.random.key(seed), 0), p.vocab, p.concentration)
+
+
+def _sample(p, seed: int, salt: int, n: int, trans, init):
+    return th.sample_chain(jax.random.fold_in(jax.random.key(seed), salt), trans, init, n, p.length)
+
+
+# ---------------------------------------------------------------------------------------------------
+# decomposition
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DecompositionParams(ChainParams):
+    n_data: int = param(2048, ge=3, doc="sequences of the nested estimate")
+    n_t: int = param(4, ge=2)
+    n_masks: int = param(4, ge=2)
+    n_direct: int = param(40000, ge=3, doc="sequences of the flat i.i.d. estimate")
+    n_fit: int = param(200, ge=1, doc="sequences the 'learned' chain is estimated from")
+    n_exact: int = param(4, ge=1, doc="sequences checked by exact mask enumeration")
+
+
+METHODS = ("mdm_oracle", "arm_oracle", "mdm_learned", "arm_learned")
+
+
+def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
+    """A + B + C against the flat variance, MDM vs ARM, oracle vs learned.
+
+    Source: brief section 2 (decomposition, ARM comparison, oracle corollary),
+    ``paper_configs/mdm_variance_decomposition.yaml``. Data: :func:`theory.mdm_variance.random_chain`
+    (seed ``fold_in(key(seed), 0)``); 'learned' = the chain re-estimated by smoothed counts from
+    ``p.n_fit`` samples, its exact denoiser / ARM applied to true-chain data. t ~ U[eps, 1].
+
+    Returns (``m = len(METHODS)`` = 4, in the order mdm_oracle, arm_oracle, mdm_learned, arm_learned):
+      methods [m]: names.
+      A, B, C, total [m]: unbiased nested estimates (``p.n_data`` x ``p.n_t`` x ``p.n_masks``).
+      A_se, B_se, C_se, total_se [m]: jackknife standard errors over sequences.
+      naive_B, naive_C, naive_total, naive_total_se [m]: the plug-in (biased) estimates.
+      direct_var, direct_var_se, direct_mean [m]: flat i.i.d. variance (``p.n_direct`` fresh sequences,
+        one (t, mask) each), its SE, and the mean loss.
+      exact_mean_eps0 [n_exact]: exact ``E_{t ~ U[0,1], mask}[l | x0]`` of the oracle MDM (enumeration).
+      exact_mean_eps [n_exact]: the same with t ~ U[eps, 1].
+      exact_mean_learned_eps0 [n_exact]: the learned MDM's exact mean at eps = 0.
+      neglogp [n_exact]: ``-log p(x0) / L`` under the true chain.
+    """
+    seed = ctx.config.seed
+    trans, init = _chain(p, seed)
+    data = _sample(p, seed, 1, p.n_data, trans, init)
+    direct = _sample(p, seed, 2, p.n_direct, trans, init)
+    lt, li = th.estimate_chain(_sample(p, seed, 3, p.n_fit, trans, init), p.vocab)
+    fns = {"mdm_oracle": th.oracle_mdm_loss_fn(trans, init, p.length), "arm_oracle": th.arm_loss_fn(trans, init),
+           "mdm_learned": th.oracle_mdm_loss_fn(lt, li, p.length), "arm_learned": th.arm_loss_fn(lt, li)}
+    rows = {k: [] for k in ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se", "naive_B", "naive_C",
+                            "naive_total", "naive_total_se", "direct_var", "direct_var_se", "direct_mean")}
+    key = jax.random.fold_in(jax.random.key(seed), 10)
+    for i, name in enumerate(METHODS):
+        def piece(name=name, i=i):
+            d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
+                             eps=p.eps, mesh=ctx.mesh)
+            f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, 100 + i), eps=p.eps, mesh=ctx.mesh)
+            return {**{k: np.asarray(d[k]) for k in rows if k in d},
+                    "direct_var": np.asarray(f["var"]), "direct_var_se": np.asarray(f["var_se"]),
+                    "direct_mean": np.asarray(f["mean"])}
+        r = ctx.parts.get(name, piece)
+        for k in rows:
+            rows[k].append(float(r[k]))
+    out = {"methods": np.asarray(METHODS), **{k: np.asarray(v) for k, v in rows.items()}}
+    pw, lpw = th.chain_powers(trans, p.length), th.chain_powers(lt, p.length)
+    orc = lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw)  # noqa: E731
+    lrn = lambda x0, m: th.oracle_token_logprobs(lt, li, x0, m, lpw)  # noqa: E731
+    exact = jax.jit(lambda x0, e: th.exact_mean_loss(orc, x0, e), static_argnums=1)
+    exact_l = jax.jit(lambda x0: th.exact_mean_loss(lrn, x0, 0.0))
+    xs = np.asarray(data[:p.n_exact])
+    out["exact_mean_eps0"] = np.array([float(exact(x, 0.0)) for x in xs])
+    out["exact_mean_eps"] = np.array([float(exact(x, p.eps)) for x in xs])
+    out["exact_mean_learned_eps0"] = np.array([float(exact_l(x)) for x in xs])
+    out["neglogp"] = np.array([-th.markov_oracle_logprob(trans, init, x) / p.length for x in xs])
+    ctx.summary["A_share_mdm_oracle"] = float(out["A"][0] / out["total"][0])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# pots
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PotsParams(ChainParams):
+    eps_list: tuple[float, ...] = param((1e-2, 1e-3, 1e-4), gt=0, lt=1)
+    n_bins: int = param(48, ge=4)
+    n_per_bin: int = param(2048, ge=2)
+    n_pool: int = param(8192, ge=1, doc="chain sequences x0 is drawn from")
+    n_check: int = param(40000, ge=3, doc="direct importance-sampling draws at eps_list[0]")
+    epr_restarts: int = param(8, ge=1)
+
+
+def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
+    """P-POTS on the oracle MDM: the bin moments, the optimal density, the EPR fit, and the variances.
+
+    Source: brief section 3, ``paper_configs/mdm_variance_pots.yaml``. For each eps in ``p.eps_list``,
+    bins :func:`theory.mdm_variance.t_bin_edges` (``p.n_bins``) and ``p.n_per_bin`` draws per bin (x0 from
+    a pool of ``p.n_pool`` chain samples) give ``g_j`` and ``M2_j``; P-POTS is
+    :func:`~theory.mdm_variance.pots_bin_probs`; variances by the exact bin formula
+    (:func:`~theory.mdm_variance.binned_is_variance`). At ``eps_list[0]`` a second, independent moment
+    estimate predicts the variance and ``p.n_check`` direct draws measure it (t ~ uniform and t ~ P-POTS),
+    and the EPR form is fitted to the P-POTS density (KL, L-BFGS-B, ``p.epr_restarts`` starts).
+
+    Returns (``e = len(p.eps_list)``, ``b = p.n_bins``):
+      eps_list [e]; var_uniform, var_pots, var_epr [e]: bin-formula variances (EPR refitted per eps).
+      edges [b + 1], g [b], g_se [b], m2 [b], m2_se [b], probs_pots [b], probs_epr [b]: at eps_list[0]; the
+        densities as bin probabilities.
+      density_pots [b], density_epr [b]: densities (probability / width) per bin.
+      epr_params [7]: (a, r, b, q, A, kappa, m) at eps_list[0]; epr_kl []: its KL.
+      pred_uniform, pred_pots [] : the bin formula with the independent moment estimate.
+      meas_uniform, meas_uniform_se, meas_pots, meas_pots_se []: direct sample variances and SEs.
+      mean_uniform, mean_uniform_se, mean_pots, mean_pots_se []: direct means (unbiasedness check).
+    """
+    seed = ctx.config.seed
+    trans, init = _chain(p, seed)
+    pool = _sample(p, seed, 1, p.n_pool, trans, init)
+    fn = th.oracle_mdm_loss_fn(trans, init, p.length)
+    key = jax.random.fold_in(jax.random.key(seed), 20)
+    out: dict[str, np.ndarray] = {"eps_list": np.asarray(p.eps_list)}
+    vu, vp, ve = [], [], []
+    for i, eps in enumerate(p.eps_list):
+        def piece(eps=eps, i=i):
+            edges = th.t_bin_edges(eps, p.n_bins)
+            mom = th.binned_moments(fn, pool, jax.random.fold_in(key, i), edges, p.n_per_bin, mesh=ctx.mesh)
+            probs = th.pots_bin_probs(edges, mom["m2"])
+            mid = 0.5 * (edges[1:] + edges[:-1])
+            params, kl = th.fit_epr(mid, probs / np.diff(edges), restarts=p.epr_restarts, seed=seed)
+            pe = th.epr_bin_probs(edges, params)
+            return {"edges": edges, **mom, "probs_pots": probs, "probs_epr": pe, "epr_params": np.asarray(params),
+                    "epr_kl": np.asarray(kl),
+                    "var_uniform": np.asarray(th.binned_is_variance(edges, np.diff(edges), mom["m2"], mom["g"])),
+                    "var_pots": np.asarray(th.binned_optimal_variance(edges, mom["m2"], mom["g"])),
+                    "var_epr": np.asarray(th.binned_is_variance(edges, pe, mom["m2"], mom["g"]))}
+        r = ctx.parts.get(f"eps{i}", piece)
+        vu.append(float(r["var_uniform"])), vp.append(float(r["var_pots"])), ve.append(float(r["var_epr"]))
+        if i == 0:
+            first = r
+    out.update(var_uniform=np.asarray(vu), var_pots=np.asarray(vp), var_epr=np.asarray(ve))
+    edges = first["edges"]
+    w = np.diff(edges)
+    for k in ("edges", "g", "g_se", "m2", "m2_se", "probs_pots", "probs_epr", "epr_params", "epr_kl"):
+        out[k] = np.asarray(first[k])
+    out["density_pots"], out["density_epr"] = first["probs_pots"] / w, first["probs_epr"] / w
+
+    def check():
+        eps = p.eps_list[0]
+        val = th.binned_moments(fn, pool, jax.random.fold_in(key, 1000), edges, p.n_per_bin, mesh=ctx.mesh)
+        xs = _sample(p, seed, 4, p.n_check, trans, init)
+        res = {"pred_uniform": th.binned_is_variance(edges, w, val["m2"], val["g"]),
+               "pred_pots": th.binned_is_variance(edges, first["probs_pots"], val["m2"], val["g"])}
+        for name, sampler in (("uniform", None), ("pots", th.binned_sampler(edges, first["probs_pots"]))):
+            d = th.direct_variance(fn, xs, jax.random.fold_in(key, 2000 + len(name)), eps=eps,
+                                   t_sampler=sampler, mesh=ctx.mesh)
+            res.update({f"meas_{name}": d["var"], f"meas_{name}_se": d["var_se"], f"mean_{name}": d["mean"],
+                        f"mean_{name}_se": d["mean_se"]})
+        return {k: np.asarray(v) for k, v in res.items()}
+
+    out.update(ctx.parts.get("check", check))
+    ctx.summary["pots_over_uniform"] = (out["var_pots"] / out["var_uniform"]).tolist()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# mirror
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class MirrorParams(ChainParams):
+    t_grid: tuple[float, ...] = param((0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), gt=0, le=1)
+    n_data: int = param(512, ge=3)
+    n_masks: int = param(16, ge=2)
+    n_decomp: int = param(1024, ge=3, doc="sequences of the decomposition under each pairing")
+    n_t: int = param(4, ge=2)
+    n_decomp_masks: int = param(4, ge=2)
+
+
+PAIR_MODELS = ("oracle", "context_free")
+
+
+def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
+    """MIRROR against one mask and MultiSample-2, per t, and A, B, C under each pairing.
+
+    Source: brief section 4, ``paper_configs/mdm_variance_mirror.yaml``. Models: the exact chain
+    denoiser (``oracle``) and a context-free one (each token's log-probability is its marginal,
+    whatever the mask). Per t in ``p.t_grid``: :func:`theory.mdm_variance.pair_stats` on ``p.n_data``
+    sequences x ``p.n_masks`` pairs.
+
+    Returns (``n = len(p.t_grid)``; ``{model}`` in oracle, context_free; ``{pair}`` in mirror,
+    multisample2):
+      t_grid [n]; closed_form [n]: :func:`~theory.mdm_variance.mirror_ratio_context_free`;
+      closed_rho [n]: the context-free correlation (NaN at t = 1).
+      {model}_{pair}_ratio, _ratio_se, _rho, _rho_se, _A_single, _A_pair [n].
+      pairings [3]: single, mirror, multisample2; dec_A, dec_B, dec_C, dec_total and ``_se`` [3]: the
+        oracle's decomposition under each pairing (t ~ U[eps, 1]).
+    """
+    seed = ctx.config.seed
+    trans, init = _chain(p, seed)
+    data = _sample(p, seed, 1, p.n_data, trans, init)
+    marg = init @ th.chain_powers(trans, p.length)[:p.length]  # [L, V]
+    logm = jnp.log(marg)
+    cf = lambda x0, t, m: th.mdm_loss(logm[jnp.arange(p.length), x0], t, m)  # noqa: E731
+    fns = {"oracle": th.oracle_mdm_loss_fn(trans, init, p.length), "context_free": cf}
+    key = jax.random.fold_in(jax.random.key(seed), 30)
+    out: dict[str, np.ndarray] = {"t_grid": np.asarray(p.t_grid)}
+    out["closed_form"] = np.asarray([th.mirror_ratio_context_free(t) for t in p.t_grid])
+    out["closed_rho"] = np.asarray([th.mirror_rho_context_free(t) if t < 1 else np.nan for t in p.t_grid])
+    for mi, model in enumerate(PAIR_MODELS):
+        for pi, pair in enumerate(("mirror", "multisample2")):
+            def piece(model=model, pair=pair, mi=mi, pi=pi):
+                r = th.pair_stats(fns[model], data, jax.random.fold_in(key, 10 * mi + pi), np.asarray(p.t_grid),
+                                  n_masks=p.n_masks, pairing=pair, mesh=ctx.mesh)
+                return {k: np.asarray(v) for k, v in r.items()}
+            r = ctx.parts.get(f"{model}_{pair}", piece)
+            for k in ("ratio", "ratio_se", "rho", "rho_se", "A_single", "A_pair"):
+                out[f"{model}_{pair}_{k}"] = r[k]
+    pairings = ("single", "mirror", "multisample2")
+    dec_data = _sample(p, seed, 2, p.n_decomp, trans, init)
+
+    def dec():
+        rs = [th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, 500), n_t=p.n_t,
+                           n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh) for pr in pairings]
+        return {f"dec_{k}": np.asarray([r[k] for r in rs]) for k in
+                ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se")}
+
+    out["pairings"] = np.asarray(pairings)
+    out.update(ctx.parts.get("decomposition", dec))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# training
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingParams:
+    n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
+    val_frac: float = param(0.1, gt=0, lt=0.5)
+    seq_len: int = param(32, ge=4)
+    d_model: int = param(32, ge=8)
+    n_heads: int = param(2, ge=1)
+    n_layers: int = param(2, ge=1)
+    batch: int = param(16, ge=1)
+    steps: int = param(400, ge=2)
+    lr: float = param(3e-3, gt=0)
+    eps: float = param(1e-3, gt=0, lt=1)
+    n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS)
+    n_evals: int = param(4, ge=1)
+    val_windows: int = param(128, ge=3)
+    val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window")
+    n_bins: int = param(16, ge=4, doc="P-POTS bins")
+    n_per_bin: int = param(256, ge=2)
+    grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance")
+
+    def __post_init__(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
+
+
+MASK = 256  # the mask token; bytes are 0..255
+
+
+def _denoiser(p: TrainingParams):
+    """Bidirectional transformer denoiser (flax): 257-symbol embedding (bytes + mask), learned positions,
+    ``p.n_layers`` pre-LayerNorm blocks (full attention, GELU MLP 4x), readout over 256 bytes.
+    ``[batch, seq_len]`` int -> ``[batch, seq_len, 256]`` logits."""
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = x + nn.MultiHeadDotProductAttention(num_heads=p.n_heads, dtype=jnp.float32,
+                                                    param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
+            h = nn.Dense(4 * p.d_model, param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
+            return x + nn.Dense(p.d_model, param_dtype=jnp.float32)(nn.gelu(h))
+
+    class Denoiser(nn.Module):
+        @nn.compact
+        def __call__(self, tokens):
+            x = nn.Embed(MASK + 1, p.d_model, param_dtype=jnp.float32)(tokens)
+            x = x + self.param("pos", nn.initializers.normal(0.02), (p.seq_len, p.d_model), jnp.float32)
+            for _ in range(p.n_layers):
+                x = Block()(x)
+            return nn.Dense(256, param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
+
+    return Denoiser()
+
+
+def _model_loss_fn(model, params) -> th.LossFn:
+    """``loss_fn(x0 [L], t, mask [L])`` of the denoiser with ``params`` (the MDM loss, float32 logits)."""
+    def loss_fn(x0, t, mask):
+        logits = model.apply(params, jnp.where(mask, MASK, x0)[None])[0]
+        logp = jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
+        return th.mdm_loss(logp, t, mask)
+    return loss_fn
+
+
+METHODS_TRAIN = ("standard", "pots_mirror")
+
+
+def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
+    """Seeds x {standard, P-POTS + MIRROR} small MDMs on stdlib source; validation NELBO and gradient variance.
+
+    Source: brief sections 3, 4 and 6 (Table 1's setting at CPU scale),
+    ``paper_configs/mdm_variance_training.yaml``. Data: :func:`stdlib_text`, the last ``p.val_frac`` held
+    out; random windows of ``p.seq_len`` characters. AdamW (lr ``p.lr``, clip 1.0, linear decay to 0),
+    batch ``p.batch`` windows, ``p.steps`` steps; seed i starts from the same init and sees the same
+    windows under both methods (paired). ``standard``: t ~ U[eps, 1], one mask. ``pots_mirror``: t from
+    the P-POTS bin density (weights u/p(t)) and MIRROR's complementary pair (two forward passes);
+    the density is estimated once, before its runs, from the final standard model of seed 0 (as the
+    paper fits it once from the model it fine-tunes). Validation: the MDM loss on ``p.val_windows``
+    windows with ``p.val_draws`` fixed (t, mask) draws each (common random numbers across runs).
+
+    Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``):
+      methods [2]; steps [e + 1]: step of each evaluation (0 first).
+      {method}_val_loss [s, e + 1]: validation MDM loss (nats per character).
+      grad_var_standard, grad_var_pots_mirror [s]: trace of the covariance of the one-sample gradient
+        estimator of each method, at the final standard model of each seed (same parameters: paired).
+      loss_var_standard, loss_var_pots_mirror [s]: variance of the one-sample loss value, same setting.
+      pots_edges [b + 1], pots_probs [b], pots_m2 [b]: the P-POTS density used.
+      learned_A, learned_B, learned_C, learned_total and ``_se`` []: decomposition of the final standard
+        model's (seed 0) loss on the validation windows.
+    """
+    seed = ctx.config.seed
+    text = stdlib_text(p.n_chars)
+    cut = int(len(text) * (1 - p.val_frac))
+    train = jnp.asarray(text[:cut].astype(np.int32))
+    val = text[cut:].astype(np.int32)
+    starts = np.linspace(0, val.size - p.seq_len - 1, p.val_windows).astype(np.int64)
+    val_toks = jnp.asarray(np.stack([val[s:s + p.seq_len] for s in starts]))
+    model = _denoiser(p)
+    opt = optax.chain(optax.clip_by_global_norm(1.0),
+                      optax.adamw(optax.linear_schedule(p.lr, 0.0, p.steps), b1=0.9, b2=0.95, weight_decay=0.0))
+    L = p.seq_len
+    vkey = jax.random.fold_in(jax.random.key(seed), 77)
+    vt = th.uniform_t(vkey, (p.val_windows, p.val_draws), p.eps)
+    vm = jax.random.uniform(jax.random.fold_in(vkey, 1), (p.val_windows, p.val_draws, L)) < vt[..., None]
+
+    def windows(key, n):
+        s = jax.random.randint(key, (n,), 0, train.shape[0] - L)
+        return jax.vmap(lambda a: jax.lax.dynamic_slice(train, (a,), (L,)))(s)
+
+    def val_loss(params):
+        fn = _model_loss_fn(model, params)
+        return jnp.mean(jax.vmap(lambda x, ts, ms: jax.vmap(lambda t, m: fn(x, t, m))(ts, ms))(val_toks, vt, vm))
+
+    def estimator(params, key, method, sampler):
+        """One-sample loss estimate of ``method`` on one random window."""
+        kx, kt, km = jax.random.split(key, 3)
+        x0 = windows(kx, 1)[0]
+        fn = _model_loss_fn(model, params)
+        if method == "standard":
+            t = th.uniform_t(kt, (), p.eps)
+            return fn(x0, t, jax.random.uniform(km, (L,)) < t)
+        t, w = sampler(kt, ())
+        m1, m2 = th.mirror_masks(km, t, L)
+        return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
+
+    def train_runs(method, sampler):
+        def one(i):
+            k = runtime.seed_key(seed, i)
+            params = model.init(jax.random.fold_in(k, 0), jnp.zeros((1, L), jnp.int32))
+            state = (params, opt.init(params))
+
+            def step(st, s):
+                params, os = st
+                ks = jax.random.split(jax.random.fold_in(jax.random.fold_in(k, 1), s), p.batch)
+                loss = lambda pr: jnp.mean(jax.vmap(lambda kk: estimator(pr, kk, method, sampler))(ks))  # noqa: E731
+                g = jax.grad(loss)(params)
+                upd, os = opt.update(g, os, params)
+                return (optax.apply_updates(params, upd), os), None
+
+            marks = np.linspace(0, p.steps, p.n_evals + 1).astype(int)
+            vals = [val_loss(params)]
+            for a, b in zip(marks[:-1], marks[1:]):
+                state, _ = jax.lax.scan(step, state, jnp.arange(a, b))
+                vals.append(val_loss(state[0]))
+            return state[0], jnp.stack(vals)
+
+        idx, _ = runtime.seed_indices(p.n_seeds, ctx.mesh)
+        params, vals = jax.jit(jax.vmap(one))(idx)
+        return params, np.asarray(runtime.to_host(vals))[:p.n_seeds]
+
+    def grad_var(params, key, method, sampler):
+        def one(k):
+            return jax.value_and_grad(lambda pr: estimator(pr, k, method, sampler))(params)
+        ls, gs = jax.vmap(one)(jax.random.split(key, p.grad_samples))
+        flat = jnp.concatenate([g.reshape(p.grad_samples, -1) for g in jax.tree.leaves(gs)], 1)
+        dev = flat - flat.mean(0)
+        return jnp.sum(dev * dev) / (p.grad_samples - 1), jnp.var(ls, ddof=1)
+
+    std_params, std_vals = train_runs("standard", None)
+    p0 = jax.tree.map(lambda a: a[0], std_params)
+    edges = th.t_bin_edges(p.eps, p.n_bins)
+    fn0 = _model_loss_fn(model, p0)
+    tr_windows = windows(jax.random.fold_in(jax.random.key(seed), 88), 1024)
+    mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges, p.n_per_bin)
+    probs = th.pots_bin_probs(edges, mom["m2"])
+    sampler = th.binned_sampler(edges, probs)
+    _, pm_vals = train_runs("pots_mirror", sampler)
+    gkey = jax.random.fold_in(jax.random.key(seed), 99)
+    gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
+        std_params, jnp.arange(p.n_seeds)) for m in METHODS_TRAIN}
+    dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
+                       n_masks=4, eps=p.eps)
+    out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
+           "standard_val_loss": std_vals, "pots_mirror_val_loss": pm_vals,
+           "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}
+    for m in METHODS_TRAIN:
+        out[f"grad_var_{m}"] = np.asarray(gv[m][0])
+        out[f"loss_var_{m}"] = np.asarray(gv[m][1])
+    for k in ("A", "B", "C", "total"):
+        out[f"learned_{k}"], out[f"learned_{k}_se"] = np.asarray(dec[k]), np.asarray(dec[f"{k}_se"])
+    ctx.summary["final_val_sd"] = {m: float(np.std(out[f"{m}_val_loss"][:, -1], ddof=1)) for m in METHODS_TRAIN}
+    return out
+
+
+EXPERIMENTS = {
+    "decomposition": cli.Experiment(DecompositionParams, run_decomposition),
+    "pots": cli.Experiment(PotsParams, run_pots),
+    "mirror": cli.Experiment(MirrorParams, run_mirror),
+    "training": cli.Experiment(TrainingParams, run_training),
+}
+
+if __name__ == "__main__":
+    raise SystemExit(cli.main(__name__))

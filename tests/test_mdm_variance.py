@@ -1,0 +1,241 @@
+"""Proofs by example for the MDM-variance toolkit (theory/mdm_variance.py): exact identities in float64
+(the conftest turns x64 on), unbiased nested estimators against a loss with a known decomposition, the
+MIRROR closed form, P-POTS optimality, StraTS/EMA, bad input, and one tiny run of each experiment."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sims import mdm_variance as sim
+from sims import runtime
+from theory import mdm_variance as th
+
+
+@pytest.fixture(scope="module")
+def chain():
+    trans, init = th.random_chain(jax.random.key(0), 4, 0.5)
+    return trans, init
+
+
+def test_markov_logprob_matches_hand_computation(chain):
+    trans, init = chain
+    x = np.array([0, 3, 1, 1, 2])
+    tr, ini = np.asarray(trans), np.asarray(init)
+    expected = math.log(ini[0]) + sum(math.log(tr[a, b]) for a, b in zip(x[:-1], x[1:]))
+    assert th.markov_oracle_logprob(trans, init, x) == pytest.approx(expected, rel=1e-14)
+    assert float(th.chain_logprob(trans, init, jnp.asarray(x))) == pytest.approx(expected, rel=1e-14)
+
+
+def test_oracle_denoiser_equals_brute_force_posterior(chain):
+    """p(x_i | unmasked) by summing the joint over every completion of the masked positions."""
+    trans, init = chain
+    tr, ini = np.asarray(trans), np.asarray(init)
+    x = np.array([1, 0, 2, 3, 1, 2])
+    mask = np.array([True, False, True, True, False, True])
+    got = np.asarray(th.oracle_token_logprobs(trans, init, jnp.asarray(x), jnp.asarray(mask)))
+    idx = np.flatnonzero(mask)
+    joint = {}
+    for fill in np.ndindex(*(4,) * idx.size):
+        y = x.copy()
+        y[idx] = fill
+        joint[tuple(y)] = math.exp(th.markov_oracle_logprob(tr, ini, y))
+    z = sum(joint.values())
+    for i in idx:
+        want = sum(v for y, v in joint.items() if y[i] == x[i]) / z
+        assert got[i] == pytest.approx(math.log(want), rel=1e-12)
+    assert np.all(got[~mask] == 0)
+
+
+def test_nelbo_equals_neg_logp_exactly(chain):
+    """Oracle corollary: E_{t ~ U[0,1], mask}[l | x0] = -log p(x0) / L (2^L masks, t in closed form)."""
+    trans, init = chain
+    L = 8
+    xs = th.sample_chain(jax.random.key(1), trans, init, 3, L)
+    pw = th.chain_powers(trans, L)
+    f = lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw)  # noqa: E731
+    for x in xs:
+        got = float(th.exact_mean_loss(f, x, 0.0))
+        assert got == pytest.approx(-th.markov_oracle_logprob(trans, init, np.asarray(x)) / L, rel=1e-12)
+    # the clamp changes it
+    assert float(th.exact_mean_loss(f, xs[0], 0.05)) != pytest.approx(float(th.exact_mean_loss(f, xs[0], 0.0)),
+                                                                      rel=1e-6)
+
+
+def test_exact_mask_weights_integrate():
+    """sum_k C(L,k) k w_k / L... : with every token loss 1, E[l] = E_t[1] = 1 at eps = 0 (E[|m|]/(L t) = 1)."""
+    L = 7
+    w = th.exact_mask_weights(L, 0.0)
+    k = np.arange(L + 1)
+    binom = np.array([math.comb(L, j) for j in k])
+    assert np.sum(binom * w * k) / L == pytest.approx(1.0, rel=1e-13)
+    w2 = th.exact_mask_weights(L, 0.2)
+    assert np.sum(binom * w2 * k) / L == pytest.approx(1.0, rel=1e-13)
+
+
+def _known_loss(x0, t, mask):
+    """l = x0[0] + t + (#masked - L t): C = Var(x0[0]), B = Var(t) = (1-eps)^2/12, A = E[L t (1-t)]."""
+    return x0[0].astype(jnp.float64) + t + (jnp.sum(mask) - mask.shape[0] * t)
+
+
+def test_decompose_recovers_known_decomposition():
+    key = jax.random.key(2)
+    L, eps, n = 4, 0.1, 4000
+    data = np.zeros((n, L), np.int32)
+    data[:, 0] = np.asarray(jax.random.randint(key, (n,), 0, 3))  # Var = 2/3 (uniform on {0,1,2})
+    r = th.decompose(_known_loss, data, jax.random.key(3), n_t=4, n_masks=4, eps=eps,
+                     mesh=runtime.make_mesh())
+    a_true = L * ((1 + eps) / 2 - ((1 - eps) ** 2 / 12 + ((1 + eps) / 2) ** 2))
+    b_true = (1 - eps) ** 2 / 12
+    c_hat = float(np.var(data[:, 0], ddof=1))
+    for k, v in (("A", a_true), ("B", b_true), ("C", c_hat)):
+        assert abs(r[k] - v) <= 4 * r[f"{k}_se"], (k, r[k], v, r[f"{k}_se"])
+    assert r["naive_B"] > r["B"] and r["naive_C"] > r["C"]  # the plug-in overstates both
+    assert set(r) >= {"A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se"}
+
+
+def test_decompose_same_on_one_and_all_devices():
+    data = np.tile(np.arange(4, dtype=np.int32), (10, 1))
+    a = th.nested_losses(_known_loss, data, jax.random.key(4), n_t=2, n_masks=3, eps=0.1, mesh=runtime.make_mesh(1))
+    b = th.nested_losses(_known_loss, data, jax.random.key(4), n_t=2, n_masks=3, eps=0.1, mesh=runtime.make_mesh())
+    np.testing.assert_array_equal(a, b)
+
+
+def test_arm_has_no_mask_noise(chain):
+    trans, init = chain
+    data = th.sample_chain(jax.random.key(5), trans, init, 64, 6)
+    r = th.decompose(th.arm_loss_fn(trans, init), data, jax.random.key(6), n_t=2, n_masks=2)
+    assert r["A"] == 0.0 and r["B"] == 0.0 and r["C"] > 0
+
+
+def test_mirror_closed_form():
+    assert th.mirror_ratio_context_free(0.5) == 0.0
+    assert th.mirror_ratio_context_free(0.25) == pytest.approx(0.5 / 1.5)
+    assert th.mirror_ratio_context_free(0.75) == pytest.approx(0.5 / 1.5)
+    for t in np.linspace(0.01, 1.0, 50):
+        assert 0 <= th.mirror_ratio_context_free(t) <= 0.5
+        if t < 1:  # ratio = (1 + rho) / 2
+            assert th.mirror_ratio_context_free(t) == pytest.approx((1 + th.mirror_rho_context_free(t)) / 2)
+
+
+def test_mirror_masks_share_u():
+    m1, m2 = th.mirror_masks(jax.random.key(7), 0.3, 1000)
+    assert not np.any(np.asarray(m1 & m2))  # disjoint for t <= 1/2
+    m1, m2 = th.mirror_masks(jax.random.key(7), 0.5, 1000)
+    np.testing.assert_array_equal(np.asarray(m1), ~np.asarray(m2))
+
+
+def test_mirror_context_free_monte_carlo_matches_closed_form():
+    c = jnp.linspace(0.5, 2.0, 12)
+    loss = lambda x0, t, m: th.mdm_loss(-c, t, m)  # noqa: E731 - token losses independent of the mask
+    data = np.zeros((400, 12), np.int32)
+    r = th.pair_stats(loss, data, jax.random.key(8), np.array([0.2, 0.5, 0.8]), n_masks=16)
+    closed = np.array([th.mirror_ratio_context_free(t) for t in (0.2, 0.5, 0.8)])
+    assert np.all(np.abs(r["ratio"] - closed) <= 4 * r["ratio_se"] + 1e-12)
+    ms2 = th.pair_stats(loss, data, jax.random.key(8), 0.2, n_masks=16, pairing="multisample2")
+    assert abs(ms2["ratio"] - 0.5) <= 4 * ms2["ratio_se"]
+
+
+def test_pots_bin_optimum_beats_alternatives():
+    rng = np.random.default_rng(0)
+    edges = th.t_bin_edges(1e-3, 20)
+    assert edges.size == 21 and edges[0] == pytest.approx(1e-3) and edges[-1] == 1.0
+    g = 1 + rng.random(20)
+    m2 = g**2 + 1 / (0.5 * (edges[1:] + edges[:-1]))
+    opt = th.binned_optimal_variance(edges, m2, g)
+    assert opt == pytest.approx(th.binned_is_variance(edges, th.pots_bin_probs(edges, m2), m2, g), rel=1e-12)
+    assert opt <= th.binned_is_variance(edges, np.diff(edges), m2, g)
+    for _ in range(20):
+        assert opt <= th.binned_is_variance(edges, rng.random(20) + 0.01, m2, g) + 1e-12
+
+
+def test_binned_sampler_is_unbiased():
+    edges = th.t_bin_edges(0.01, 8)
+    probs = np.arange(1, 9, dtype=float)
+    t, w = th.binned_sampler(edges, probs)(jax.random.key(9), (200_000,))
+    t, w = np.asarray(t), np.asarray(w)
+    assert t.min() >= 0.01 and t.max() <= 1
+    # E_p[w f(t)] = E_U[eps,1][f(t)] for f(t) = t^2
+    want = (1 - 0.01**3) / 3 / 0.99
+    assert np.mean(w * t**2) == pytest.approx(want, rel=0.01)
+
+
+def test_epr_fit_recovers_its_own_form():
+    t = np.linspace(0.01, 0.99, 60)
+    params = (0.5, 1.5, 0.3, 2.0, 1.0, 0.8, 2.0)
+    p = th.epr_unnormalised(t, params)
+    fit, kl = th.fit_epr(t, p, restarts=4)
+    assert kl < 1e-4
+
+
+def test_stratified_t_covers_strata():
+    t = np.asarray(th.stratified_t(jax.random.key(10), 16, 0.0 + 1e-3))
+    counts = np.histogram(t, np.linspace(1e-3, 1, 5))[0]
+    np.testing.assert_array_equal(counts, [4, 4, 4, 4])
+
+
+def test_ema_leaves_gradients_unchanged():
+    theta = jnp.linspace(-1, 1, 5)
+    t = jnp.array([0.1, 0.5, 0.9])
+    state = th.ema_update(th.ema_init(4), t, jnp.array([1.0, 2.0, 3.0]), eps=0.01, rate=0.1)
+    raw = lambda p: jnp.sum(jnp.sin(p)) * t  # noqa: E731
+    g1 = jax.grad(lambda p: jnp.mean(raw(p)))(theta)
+    g2 = jax.grad(lambda p: jnp.mean(th.ema_adjusted_loss(raw(p), t, state, eps=0.01)))(theta)
+    np.testing.assert_array_equal(np.asarray(g1), np.asarray(g2))
+    assert float(jnp.mean(th.ema_adjusted_loss(raw(theta), t, state, eps=0.01))) != float(jnp.mean(raw(theta)))
+
+
+def test_variance_with_se():
+    x = np.random.default_rng(1).normal(size=2000)
+    v, se = th.variance_with_se(x)
+    assert v == pytest.approx(np.var(x, ddof=1), rel=1e-12)
+    assert 0.02 < se < 0.05  # sqrt(2/n) ~ 0.032 for a normal
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 1.5, float("nan")])
+def test_bad_rate_is_refused(bad):
+    with pytest.raises(ValueError, match="t must lie in"):
+        th.mdm_loss(jnp.zeros(4), bad, jnp.ones(4, bool))
+    with pytest.raises(ValueError):
+        th.mirror_ratio_context_free(bad)
+
+
+@pytest.mark.parametrize("eps", [0.0, -1e-3, 1.0])
+def test_bad_eps_is_refused(eps):
+    with pytest.raises(ValueError, match="eps"):
+        th.decompose(_known_loss, np.zeros((4, 3), np.int32), jax.random.key(0), n_t=2, n_masks=2, eps=eps)
+
+
+def test_impossible_mask_count_and_bad_sizes():
+    with pytest.raises(ValueError, match="cannot mask"):
+        th.fixed_count_mask(jax.random.key(0), 4, 5)
+    with pytest.raises(ValueError):
+        th.decompose(_known_loss, np.zeros((4, 3), np.int32), jax.random.key(0), n_t=1, n_masks=2)
+    with pytest.raises(ValueError, match="row-stochastic"):
+        th.markov_oracle_logprob(np.ones((2, 2)), np.array([0.5, 0.5]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="tokens"):
+        th.markov_oracle_logprob(np.eye(2), np.array([0.5, 0.5]), np.array([0, 2]))
+
+
+def test_experiments_run_at_toy_size(toy_ctx):
+    p = sim.DecompositionParams(vocab=4, length=6, n_data=32, n_direct=64, n_fit=10, n_exact=1)
+    out = sim.run_decomposition(p, toy_ctx(p, "mdm_variance", "decomposition"))
+    assert out["A"].shape == (4,) and out["A"][1] == 0
+    np.testing.assert_allclose(out["exact_mean_eps0"], out["neglogp"], rtol=1e-12)
+    p = sim.MirrorParams(vocab=4, length=6, t_grid=(0.3, 0.5), n_data=8, n_masks=4, n_decomp=8)
+    out = sim.run_mirror(p, toy_ctx(p, "mdm_variance", "mirror"))
+    assert out["oracle_mirror_ratio"].shape == (2,) and out["dec_A"].shape == (3,)
+    p = sim.PotsParams(vocab=4, length=6, eps_list=(0.1, 0.01), n_bins=4, n_per_bin=16, n_pool=32, n_check=64,
+                       epr_restarts=1)
+    out = sim.run_pots(p, toy_ctx(p, "mdm_variance", "pots"))
+    assert np.all(out["var_pots"] <= out["var_uniform"] + 1e-12)
+
+
+@pytest.mark.slow
+def test_training_runs_at_toy_size(toy_ctx):
+    p = sim.TrainingParams(n_chars=20_000, seq_len=8, d_model=8, n_heads=1, n_layers=1, batch=2, steps=4,
+                           n_seeds=2, n_evals=2, val_windows=4, val_draws=1, n_bins=4, n_per_bin=4, grad_samples=4)
+    out = sim.run_training(p, toy_ctx(p, "mdm_variance", "training"))
+    assert out["standard_val_loss"].shape == (2, 3) and np.all(np.isfinite(out["pots_mirror_val_loss"]))
