@@ -19,7 +19,8 @@ SIM_INFRA := __init__ runtime config results cli data
 PAPERS := $(filter-out $(SIM_INFRA),$(basename $(notdir $(wildcard sims/*.py))))
 NAMES := $(basename $(notdir $(wildcard paper_configs/*.yaml)))
 paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
-theory_of = $(wildcard theory/$(1).py theory/$(1)/*.py) theory/numerics.py
+# Every theory file: a result's precise code hash (sims/cli.py) decides whether the sim really reruns.
+THEORY := $(wildcard theory/*.py theory/*/*.py)
 
 .PHONY: help env test test-slow figures verify bench clean
 help:
@@ -50,7 +51,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 define figure_rules
-results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(call theory_of,$(2)) sims/runtime.py | $(STAMP)
+results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(THEORY) sims/runtime.py sims/data.py | $(STAMP)
 	$(PY) -m sims.$(2) --config $$< --scale $(SCALE)
 	@touch $$@ results/$(SCALE)/$(1).json
 figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf &: results/$(SCALE)/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)

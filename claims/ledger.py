@@ -133,6 +133,24 @@ class Evidence:
         return all(c.rejected for c in self.controls)
 
 
+def combine(own: list[str], control_decisions: list[str]) -> Verdict:
+    """The verdict of a claim decided by three-valued tests (:func:`theory.numerics.paired_decision`).
+
+    ``own``: the decisions of the claim's own cases; ``control_decisions``: the same test's decisions on
+    its controls (a control is rejected when its decision is "fails"). A failed own case gives "fails";
+    an undecided one, or none (nothing testable), "inconclusive"; when every own case holds, the claim
+    holds if every control is rejected, "fails" if the test accepted a control outright (it cannot tell
+    the claim from its negation), else "inconclusive".
+    """
+    if "fails" in own:
+        return "fails"
+    if "inconclusive" in own or not own:
+        return "inconclusive"
+    if all(c == "fails" for c in control_decisions):
+        return "holds"
+    return "fails" if "holds" in control_decisions else "inconclusive"
+
+
 def verdict(ok: bool, controls: tuple[Control, ...] | list[Control] = ()) -> Verdict:
     """``"holds"`` if ``ok`` and every control was rejected, else ``"fails"``."""
     return "holds" if bool(ok) and all(c.rejected for c in controls) else "fails"

@@ -26,10 +26,9 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import optax
-import scipy.stats
 
 from claims import ledger
-from theory.numerics import binomial_se
+from theory.numerics import binomial_se, paired_decision
 from theory.relu_dag import (
     _c_exact,
     _linprog,
@@ -80,59 +79,13 @@ _SRC = "Nurisso et al. ICLR 2026 (arXiv 2602.00693)"
 
 def t_decision(values, threshold: float, kind: Literal["above", "below", "within"],
                level: float = 0.95) -> dict:
-    """Decide a statement about the mean of per-seed values with a Student-t interval.
-
-    The interval is ``mean +- t * sd / sqrt(n)``, ``sd`` the sample standard deviation (ddof=1) and
-    ``t = scipy.stats.t.ppf((1 + level) / 2, n - 1)`` (n - 1 degrees of freedom: with 3 seeds t = 4.30,
-    not 2). ``kind="above"``: "holds" when the interval lies above ``threshold``, "fails" when it lies
-    below; ``"below"``: the mirror image; ``"within"``: "holds" when it lies inside
-    ``[-threshold, threshold]``, "fails" when it lies outside. Otherwise "inconclusive", and so with
-    fewer than 2 values or a non-finite one. A control is rejected when its decision is "fails".
-
-    Returns a dict: ``decision``, ``mean``, ``ci`` (low, high), ``se``, ``n``, ``t``.
-    Raises: ValueError: an unknown ``kind``, a negative ``within`` threshold, ``level`` not in (0, 1).
-    Source: the seeded experiments of the paper (Figure 2(d), the self-pruning comparison).
-    """
-    if kind not in ("above", "below", "within"):
-        raise ValueError(f"kind must be 'above', 'below' or 'within', got {kind!r}")
-    if kind == "within" and threshold < 0:
-        raise ValueError(f"a 'within' threshold must be >= 0, got {threshold}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    v = np.asarray(values, np.float64).ravel()
-    n = int(v.size)
-    if n < 2 or not np.all(np.isfinite(v)):
-        return {"decision": "inconclusive", "mean": float(v.mean()) if n else float("nan"),
-                "ci": [float("nan"), float("nan")], "se": float("nan"), "n": n, "t": float("nan")}
-    mean, se = float(v.mean()), float(v.std(ddof=1) / math.sqrt(n))
-    t = float(scipy.stats.t.ppf((1 + level) / 2, n - 1))
-    lo, hi = mean - t * se, mean + t * se
-    if kind == "above":
-        dec = "holds" if lo > threshold else "fails" if hi < threshold else "inconclusive"
-    elif kind == "below":
-        dec = "holds" if hi < threshold else "fails" if lo > threshold else "inconclusive"
-    else:
-        dec = ("holds" if -threshold <= lo and hi <= threshold
-               else "fails" if lo > threshold or hi < -threshold else "inconclusive")
-    return {"decision": dec, "mean": mean, "ci": [lo, hi], "se": se, "n": n, "t": t}
-
-
-def combine(own: list[str], control_decisions: list[str]) -> ledger.Verdict:
-    """The verdict of a claim decided by three-valued tests (:func:`t_decision`).
-
-    ``own``: the decisions of the claim's own cases; ``control_decisions``: the same tests' decisions on
-    its controls (a control is rejected when its decision is "fails"). A failed own case gives "fails"; an
-    undecided one (or none) "inconclusive"; when every own case holds, the claim holds if every control is
-    rejected, "fails" if the test accepted a control outright (it cannot tell the claim from its
-    negation), else "inconclusive".
-    """
-    if "fails" in own:
-        return "fails"
-    if "inconclusive" in own or not own:
-        return "inconclusive"
-    if all(c == "fails" for c in control_decisions):
-        return "holds"
-    return "fails" if "holds" in control_decisions else "inconclusive"
+    """:func:`theory.numerics.paired_decision` on per-seed values, as a dict with ``decision``, ``mean``,
+    ``ci`` (low, high), ``se``, ``n``, ``t`` (the keys this paper's evidence reports). A control is
+    rejected when its decision is "fails". Source: the seeded experiments of the paper (Figure 2(d),
+    the self-pruning comparison)."""
+    d = paired_decision(values, threshold, kind, level)
+    return {"decision": d["verdict"], "mean": d["mean"], "ci": list(d["ci"]), "se": d["se"], "n": d["n"],
+            "t": d["t"]}
 
 
 def _rand_problem(seed: int, n_in: int, n_hid: int, n_out: int, p: float, n_data: int = 24):
@@ -963,7 +916,7 @@ def _claim_pruning(scale: str) -> ledger.Evidence:
                   f"log10({PRUNE_RATIO:g}), mean kappa after pruning at tau above 0.5, mean relative loss "
                   f"change within +-{PRUNE_LOSS_TOL:.0%}; exact for prox-L1 (kappa counts exact zeros, outputs "
                   "compared byte for byte)",
-        verdict=combine(own, ctl_dec), controls=tuple(controls),
+        verdict=ledger.combine(own, ctl_dec), controls=tuple(controls),
         notes=f"relu_dag_pruning at {scale} scale: 2-8-8-1 net, y = ReLU(x1+x2) - ReLU(x1-x2), {cfg['n_data']} "
               f"points, lr {cfg['lr']}, {cfg['n_steps']} steps, lam {cfg['lam']}, {n_seeds} seeds (same initial "
               f"weights under every regulariser); magnitude pruning at tau = {cfg['prune_tau']:g} (2 lr lam = "
@@ -1022,7 +975,7 @@ def _claim_component_losses(scale: str) -> ledger.Evidence:
         tolerance=f"gap: the 95% Student-t interval of the seed-paired final-loss difference lies above "
                   f"{SEPARATION} nats; bounds to -1e-12; no sign flip",
         stderr={k: d["se"] for k, d in tests.items()},
-        verdict=combine(own, ctl_dec), controls=tuple(controls),
+        verdict=ledger.combine(own, ctl_dec), controls=tuple(controls),
         notes=f"relu_dag_obstruction at {scale} scale: breast cancer (569 points, 30 standardised features + "
               f"bias input), {l} hidden ReLUs, c_k = -{cfg['margin']}, BCE, GD lr {cfg['lr']}, {cfg['n_steps']} "
               f"steps, {n_seeds} seeds; bounds {np.round(bounds, 4).tolist()} nats. A connected H (c_k > 0) is "

@@ -51,24 +51,6 @@ def spread(values) -> float:
     return float(v.max() / v.min() - 1)
 
 
-def combine(own: list[str], control_decisions: list[str]) -> ledger.Verdict:
-    """The verdict of a claim decided by three-valued tests (:func:`paired_decision`).
-
-    ``own``: the decisions of the claim's own cases; ``control_decisions``: the same test's decisions on
-    its controls (a control is rejected when its decision is "fails"). No own case (nothing testable) or
-    an undecided own case gives "inconclusive"; a failed own case "fails"; when every own case holds, the
-    claim holds if every control is rejected, "fails" if the test accepted a control outright (it cannot
-    tell the claim from its negation, as :func:`claims.ledger.verdict`), else "inconclusive".
-    """
-    if not own or ("inconclusive" in own and "fails" not in own):
-        return "inconclusive"
-    if "fails" in own:
-        return "fails"
-    if all(c == "fails" for c in control_decisions):
-        return "holds"
-    return "fails" if "holds" in control_decisions else "inconclusive"
-
-
 def _decision_summary(d: dict) -> dict:
     """The numbers of a :func:`paired_decision` worth printing."""
     return {"mean": d["mean"], "ci": [d["ci"][0], d["ci"][1]], "n_seeds": d["n"], "t": d["t"],
@@ -396,7 +378,7 @@ def lm_match_evidence(arrays, setting: str = "") -> ledger.Evidence:
             controls.append(ledger.Control(
                 f"B0={b0}: the fixed-lr ramp (alpha = 1, beta = gamma: alpha*sqrt(beta) = sqrt(gamma), off "
                 "the line) against cosine, same |mean| <= 1% test", _decision_summary(c), c["verdict"] == "fails"))
-    verdict = combine(own, ctl_dec)
+    verdict = ledger.combine(own, ctl_dec)
     return ledger.Evidence(
         measured={f"B0={b}": v for b, v in rows.items()},
         predicted={"seesaw_vs_cosine": "|paired rel diff| <= 1%", "step_ratio": "~0.6 (paper 0.62)",
@@ -471,7 +453,7 @@ def fixed_lr_evidence(arrays, setting: str = "") -> ledger.Evidence:
         tolerance="fixed_i/seesaw_i - 1 > 0 decided on the 95% Student-t interval of the per-seed paired "
                   "differences (holds above 0, fails below, else inconclusive), at B0 >= the measured noise "
                   "scale; cosine must fail the same test",
-        verdict=combine(own, ctl_dec),
+        verdict=ledger.combine(own, ctl_dec),
         notes=(setting + " " if setting else "") + "The paper's Fig. 3 statement is about AdamW language "
               "models (150M, B0 = 1024-8192, beyond the critical batch of ~256), so this reads seesaw_lm, "
               "not the NSGD recursion of seesaw_large_batch." + ("" if own else " No B0 at or above the "
@@ -533,7 +515,7 @@ def adam_line_evidence(arrays, setting: str = "") -> ledger.Evidence:
             row["role"] = "on the line, alpha < sqrt(beta): reported, not decided"
         rows[name] = row
     testable = ns > b0
-    verdict = combine(own if testable else [], ctl_dec)
+    verdict = ledger.combine(own if testable else [], ctl_dec)
     return ledger.Evidence(
         measured={"B0": b0, "noise_scale_base": ns} | rows,
         predicted={"on the line": "|loss/base - 1| <= 1%", "off the line": "outside 1% (rejected)"},

@@ -16,6 +16,7 @@ hash match its intact sidecar is not recomputed unless ``--force``.
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import importlib
 import sys
@@ -78,15 +79,40 @@ def load_config(path: str | Path, scale: str = "quick") -> tuple[RunConfig, Any]
     return load(path, scale, schemas, sim=sim), mod
 
 
+def _theory_modules(path: Path) -> set[str]:
+    """Top-level ``theory`` modules a source file imports (``from theory import x``, ``import theory.x``,
+    ``from theory.x import y``)."""
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError):
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            parts = node.module.split(".")
+            if parts[0] == "theory":
+                out |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("theory.")}
+    return out
+
+
 def code_files(sim: str) -> list[Path]:
-    """Sources whose change invalidates a result: the sim module, the runtime, the paper's theory (a
-    module or a package) and the shared numerics. Claims and figures are not among them."""
+    """Sources whose change invalidates a result: the sim module, the runtime, the shared data and
+    numerics, and every theory module or package the sim module imports (and that those import).
+    Claims and figures are not among them."""
     theory = REPO / "theory"
     files = [REPO / "sims" / f"{sim}.py", REPO / "sims" / "runtime.py", REPO / "sims" / "data.py",
-             theory / f"{sim}.py", theory / "numerics.py"]
-    if (theory / sim).is_dir():
-        files += sorted((theory / sim).rglob("*.py"))
-    return files
+             theory / "numerics.py"]
+    todo, seen = [REPO / "sims" / f"{sim}.py"], set()
+    while todo:
+        for name in _theory_modules(todo.pop()) - seen:
+            seen.add(name)
+            found = [theory / f"{name}.py"] if (theory / f"{name}.py").is_file() else sorted(
+                (theory / name).rglob("*.py"))
+            files += found
+            todo += found
+    return sorted(set(files))
 
 
 def agree_all(flag: bool) -> bool:

@@ -10,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from claims import ledger
 from claims import relu_dag as C
 from theory import relu_dag as R
 from theory.numerics import binomial_se
@@ -634,10 +635,10 @@ def test_t_decision_uses_student_t_and_three_values():
     assert C.t_decision([0.0, 0.0], 0.5, "above")["decision"] == "fails"       # zero spread decides
     with pytest.raises(ValueError, match="kind"):
         C.t_decision([1.0, 2.0], 0.5, "beside")
-    assert C.combine(["holds", "holds"], ["fails"]) == "holds"
-    assert C.combine(["holds"], ["holds"]) == "fails"           # a test that accepts its control
-    assert C.combine(["holds"], ["inconclusive"]) == "inconclusive"
-    assert C.combine(["inconclusive", "fails"], []) == "fails"
+    assert ledger.combine(["holds", "holds"], ["fails"]) == "holds"
+    assert ledger.combine(["holds"], ["holds"]) == "fails"           # a test that accepts its control
+    assert ledger.combine(["holds"], ["inconclusive"]) == "inconclusive"
+    assert ledger.combine(["inconclusive", "fails"], []) == "fails"
 
 
 def test_non_homogeneous_activation_breaks_conservation():

@@ -222,6 +222,8 @@ def test_code_hash_covers_sim_theory_and_runtime_not_claims():
     assert {"sims/seesaw.py", "sims/runtime.py", "theory/numerics.py"} <= files
     assert any(f.startswith("theory/seesaw") for f in files)
     assert not any(f.startswith("claims/") for f in files)
+    # Theory modules the sim imports count too, transitively (lif_snn's theory imports theory.boolean).
+    assert "theory/boolean.py" in {p.relative_to(REPO).as_posix() for p in cli.code_files("lif_snn")}
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])

@@ -243,9 +243,9 @@ TOY = {
 
 @pytest.mark.parametrize("name", sorted(TOY))
 def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
-    from figures.__main__ import render
-
     import yaml
+
+    from figures.__main__ import render
 
     real = yaml.safe_load((results.REPO / "paper_configs" / f"{name}.yaml").read_text())
     toy = yaml.safe_load("sim: seesaw\nseed: 0\n" + TOY[name])

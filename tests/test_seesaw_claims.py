@@ -9,8 +9,9 @@ import pytest
 import scipy.stats
 
 from claims import seesaw as cs
-from claims.seesaw import combine, paired_decision
+from claims.ledger import combine
 from theory import seesaw as th
+from theory.numerics import paired_decision
 
 # ---------------------------------------------------------------------------------------------------
 # The paired decision rule
@@ -58,7 +59,9 @@ def test_paired_decision_cases(diffs, kind, thr, want):
 
 def test_paired_decision_refuses_bad_arguments():
     with pytest.raises(ValueError, match="kind"):
-        paired_decision([0.1, 0.2], 0.0, "below")
+        paired_decision([0.1, 0.2], 0.0, "sideways")
+    assert paired_decision([-1.0, -1.1, -0.9], 0.0, "below")["verdict"] == "holds"
+    assert paired_decision([1.0, 1.1, 0.9], 0.0, "below")["verdict"] == "fails"
     with pytest.raises(ValueError, match="threshold"):
         paired_decision([0.1, 0.2], -0.01, "within")
     with pytest.raises(ValueError, match="level"):

@@ -41,7 +41,13 @@ def float64():
     return jax.enable_x64(True)
 
 
-def _fmpq(v) -> flint.fmpq:
+def to_fmpq(v) -> flint.fmpq:
+    """An exact python-flint rational from an int, a finite float (exactly, ``Fraction(x)``), a
+    ``Fraction``/``numbers.Rational`` or a sympy Rational.
+
+    Raises:
+      TypeError: not a number (bools included). ValueError: a non-finite float.
+    """
     if isinstance(v, flint.fmpq):
         return v
     if isinstance(v, (bool, np.bool_)):
@@ -95,7 +101,7 @@ def exact_rank(matrix, field: Literal["QQ", "modp"] = "QQ", p: int = PRIME) -> i
             rows.append(row)
         return int(flint.nmod_mat(rows, p).rank())
     if field == "QQ":
-        return int(flint.fmpq_mat([[_fmpq(v) for v in r] for r in a.tolist()]).rank())
+        return int(flint.fmpq_mat([[to_fmpq(v) for v in r] for r in a.tolist()]).rank())
     raise ValueError(f"field must be 'QQ' or 'modp', got {field!r}")
 
 
@@ -227,7 +233,7 @@ def check_prime(p, name: str = "p", *, below: int) -> int:
     return p
 
 
-def paired_decision(diffs, threshold: float, kind: Literal["within", "above"] = "within",
+def paired_decision(diffs, threshold: float, kind: Literal["within", "above", "below"] = "within",
                     level: float = 0.95) -> dict:
     """Decide a statement about the mean of per-seed paired differences with a Student-t interval.
 
@@ -240,22 +246,23 @@ def paired_decision(diffs, threshold: float, kind: Literal["within", "above"] = 
     kind="within" tests ``|mean| <= threshold``: "holds" when the whole interval lies in
     ``[-threshold, threshold]``, "fails" when it lies entirely outside, else "inconclusive".
     kind="above" tests ``mean > threshold``: "holds" when the interval lies above ``threshold``,
-    "fails" when it lies entirely below it, else "inconclusive".
+    "fails" when it lies entirely below it, else "inconclusive"; kind="below" is the mirror image.
     Fewer than 2 seeds or a non-finite difference give "inconclusive" (no standard error).
 
     Returns a dict: ``verdict``, ``mean``, ``se``, ``t``, ``n``, ``ci`` (low, high), ``rule``.
     Raises ValueError: an unknown ``kind``, a negative threshold for "within", ``level`` not in (0, 1).
     Used by the seeded comparisons of the ledger (Seesaw Fig. 1-3, MDM training stability).
     """
-    if kind not in ("within", "above"):
-        raise ValueError(f"kind must be 'within' or 'above', got {kind!r}")
+    if kind not in ("within", "above", "below"):
+        raise ValueError(f"kind must be 'within', 'above' or 'below', got {kind!r}")
     if kind == "within" and threshold < 0:
         raise ValueError(f"a 'within' threshold must be >= 0, got {threshold}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     d = np.asarray(diffs, np.float64).ravel()
     n = int(d.size)
-    rule = (f"|mean| <= {threshold:g}" if kind == "within" else f"mean > {threshold:g}") + \
+    rule = {"within": f"|mean| <= {threshold:g}", "above": f"mean > {threshold:g}",
+            "below": f"mean < {threshold:g}"}[kind] + \
         f", decided on the {level:.0%} Student-t interval over n seeds"
     if n < 2 or not np.all(np.isfinite(d)):
         return {"verdict": "inconclusive", "mean": float(np.mean(d)) if n else float("nan"),
@@ -267,6 +274,8 @@ def paired_decision(diffs, threshold: float, kind: Literal["within", "above"] = 
     if kind == "within":
         verdict = ("holds" if -threshold <= lo and hi <= threshold
                    else "fails" if lo > threshold or hi < -threshold else "inconclusive")
-    else:
+    elif kind == "above":
         verdict = "holds" if lo > threshold else "fails" if hi < threshold else "inconclusive"
+    else:
+        verdict = "holds" if hi < threshold else "fails" if lo > threshold else "inconclusive"
     return {"verdict": verdict, "mean": mean, "se": se, "t": t, "n": n, "ci": (lo, hi), "rule": rule}

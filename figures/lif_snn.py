@@ -1,0 +1,168 @@
+"""LIF-SNN figures (Araya, Datres, Kutyniok, ICLR 2026) from saved results (``results/<scale>/lif_snn_*.npz``);
+plotting only."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+KIND_LABEL = {"slif": "sIF (sign spikes, ±1 input)", "lif": "IF (Heaviside spikes, {0,1} input)"}
+
+
+def _se(x: np.ndarray, axis: int = 0) -> np.ndarray:
+    return x.std(axis=axis, ddof=1) / np.sqrt(x.shape[axis])
+
+
+def plot_single_neuron(a: dict, meta: dict):
+    """Figure 1: ENS at nu = 1/sqrt(n) against n for every step t, sIF (exact lines, Monte Carlo points) and
+    IF (Monte Carlo), with the t = 1 plug-in limits."""
+    c = meta["config"]
+    kinds = [k for k in ("slif", "lif") if f"{k}_mc_mean" in a]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.6 * len(kinds), 4.4), sharey=True, squeeze=False)
+    n, steps = a["widths"], a["steps"]
+    cmap = plt.get_cmap("viridis")
+    for ax, kind in zip(axes[0], kinds):
+        mean, se = a[f"{kind}_mc_mean"], a[f"{kind}_mc_se"]
+        for j, t in enumerate(steps.tolist()):
+            col = cmap(j / max(1, steps.size - 1))
+            if kind == "slif" and np.all(np.isfinite(a["slif_exact"][:, j])):
+                ax.plot(n, a["slif_exact"][:, j], color=col, lw=1.2, label=f"t={t}" if j in (0, steps.size - 1) else None)
+                ax.errorbar(n, mean[:, j], yerr=se[:, j], fmt="o", ms=3, color=col, capsize=2)
+            else:
+                ax.errorbar(n, mean[:, j], yerr=se[:, j], fmt="o-", ms=3, lw=1, color=col, capsize=2,
+                            label=f"t={t}" if j in (0, steps.size - 1) else None)
+        plug = a[f"{kind}_plugin_t1"]
+        ax.plot(n, plug, "k--", lw=1, label="t=1 plug-in limit (ρ = 1−2ν)" if kind == "slif" else "t=1 plug-in limit")
+        ref = plug[0] * (n / n[0]) ** -0.25
+        ax.plot(n, ref, ":", color="0.5", lw=1, label="∝ n^(-1/4)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (input dimension)")
+        ax.set_title(KIND_LABEL[kind] + (": exact (lines) vs MC (points)" if kind == "slif" else ": MC"), fontsize=9)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("P[s_t(x) ≠ s_t(y)]  at ν = 1/√n")
+    fig.suptitle(f"One random neuron, static input, θ = {c['theta']}, β = {c['beta']}, t = 1..{c['T']} (dark → light); "
+                 f"{int(a['mc_pairs'])} MC pairs per point, ±SE bars", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_depth(a: dict, meta: dict):
+    """Figure 2: ENS of random binary classifiers against width (per depth), depth (per width) and T."""
+    c = meta["config"]
+    n, depths, steps = a["widths"], a["depths"], a["steps"]
+    t_idx = min(5, steps.size) - 1
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
+    cmap = plt.get_cmap("plasma")
+    for kind, ls in (("slif", "-"), ("lif", "--")):
+        if f"{kind}_ens" not in a:
+            continue
+        ens, se = a[f"{kind}_ens"], a[f"{kind}_se"]
+        for j, L in enumerate(depths.tolist()):
+            col = cmap(j / max(1, depths.size))
+            axes[0].errorbar(n, ens[:, j, t_idx], yerr=se[:, j, t_idx], fmt="o" + ls, ms=3, color=col, capsize=2,
+                             lw=1.2 if kind == "slif" else 0.8, label=f"L={L}" if kind == "slif" else None)
+        for i, w in enumerate(n.tolist()):
+            col = plt.get_cmap("viridis")(i / max(1, n.size - 1))
+            axes[1].errorbar(depths, ens[i, :, t_idx], yerr=se[i, :, t_idx], fmt="o" + ls, ms=3, color=col,
+                             capsize=2, lw=1.2 if kind == "slif" else 0.8,
+                             label=f"n={w}" if kind == "slif" else None)
+        mid = n.size // 2
+        for j, L in enumerate(depths.tolist()):
+            col = cmap(j / max(1, depths.size))
+            axes[2].errorbar(steps, ens[mid, j], yerr=se[mid, j], fmt=ls, color=col, capsize=1,
+                             lw=1.2 if kind == "slif" else 0.8, label=f"L={L}" if kind == "slif" else None)
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("width n")
+    axes[0].set_title(f"ENS vs width (T = {t_idx + 1})", fontsize=9)
+    axes[1].set_xticks(depths)
+    axes[1].set_xlabel("depth L (L − 1 hidden layers + readout)")
+    axes[1].set_title(f"ENS vs depth (T = {t_idx + 1})", fontsize=9)
+    axes[2].set_xlabel("T (steps counted by the readout)")
+    axes[2].set_title(f"ENS vs T at n = {int(n[n.size // 2])}", fontsize=9)
+    for ax in axes:
+        ax.set_ylabel("ENS at ν = 1/√n")
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Random binary classifiers: sIF solid, IF dashed; θ = {c['theta']}, β = {c['beta']}, "
+                 f"{c['n_networks']} networks × {c['pairs']} pairs per point (±SE over networks); ties → class 0",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_spectrum(a: dict, meta: dict):
+    """Expected level weights E W^k of random sLIF classifiers per depth vs a uniformly random function."""
+    c = meta["config"]
+    widths, depths = a["widths"].tolist(), a["depths"].tolist()
+    fig, axes = plt.subplots(1, len(widths), figsize=(5 * len(widths), 4.2), squeeze=False)
+    cmap = plt.get_cmap("plasma")
+    for ax, n in zip(axes[0], widths):
+        k = np.arange(n + 1)
+        w = a[f"n{n}_weights"]
+        for j, L in enumerate(depths):
+            m, s = w[:, j].mean(0), _se(w[:, j])
+            ax.errorbar(k, np.maximum(m, 1e-6), yerr=s, fmt="o-", ms=3, lw=1.2, capsize=2,
+                        color=cmap(j / max(1, len(depths))),
+                        label=f"sLIF L={L} (ENS {a[f'n{n}_ns'][:, j].mean():.3f})")
+        ax.plot(k, a[f"n{n}_random_expected"], "k--", lw=1.2,
+                label=f"random function (ENS {a[f'n{n}_random_ns'].mean():.3f})")
+        ax.plot(k, np.maximum(a[f"n{n}_neuron_expected"], 1e-6), ":", color="0.45", lw=1.2,
+                label="one neuron, t = 1 (exact)")
+        ax.axvline(np.sqrt(n), color="0.6", lw=0.8)
+        ax.text(np.sqrt(n), 0.6, " 1/ν = √n", fontsize=7, color="0.4")
+        ax.axvline(np.sqrt(n) * np.log(n), color="0.6", lw=0.8, ls="--")
+        ax.text(np.sqrt(n) * np.log(n), 0.6, " √n ln n (Cor. 1)", fontsize=7, color="0.4")
+        ax.set_yscale("log")
+        ax.set_ylim(1e-6, 1.5)
+        ax.set_xlabel("degree k")
+        ax.set_title(f"n = {n}: E W^k (full Walsh–Hadamard transform)", fontsize=9)
+        ax.legend(fontsize=7, loc="lower center")
+    axes[0][0].set_ylabel("expected Fourier weight at level k")
+    fig.suptitle(f"Spectral simplicity: random binary sLIF classifiers (T = {c['T']}, θ = {c['theta']}, "
+                 f"{c['n_networks']} networks, ±SE) vs a uniformly random function", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_training(a: dict, meta: dict):
+    """Figure 3: NS against nu before (dashed) and after (solid) training, per task and kind."""
+    c = meta["config"]
+    nus = a["nus"]
+    tasks = [t for t in ("digits2", "digits10", "parity") if t in c["tasks"]]
+    fig, axes = plt.subplots(2, len(tasks), figsize=(5 * len(tasks), 7.5), squeeze=False, sharex=True)
+    colors = {"slif": "C0", "lif": "C3"}
+    titles = {"digits2": f"digits {c['digit_pair'][0]} vs {c['digit_pair'][1]} (n = 64)",
+              "digits10": "digits, 10 classes (n = 64)",
+              "parity": f"{c['parity_bits']}-bit parity of n = {c['parity_n']} (control)"}
+    for col, task in enumerate(tasks):
+        kinds = c["parity_kinds"] if task == "parity" else c["kinds"]
+        for row, (key, where) in enumerate((("ns", "x uniform"), ("data_ns", "x = held-out input"))):
+            ax = axes[row][col]
+            for kind in kinds:
+                pre = f"{task}_{kind}"
+                acc = float(np.mean(a[f"{pre}_test_acc"]))
+                for when, ls in (("before", "--"), ("after", "-")):
+                    v = a[f"{pre}_{key}_{when}"]
+                    ax.errorbar(nus, v.mean(0), yerr=_se(v), fmt="o" + ls, ms=3, capsize=2, color=colors[kind],
+                                label=f"{kind} {when}" + (f" (test acc {acc:.2f})" if when == "after" else ""))
+            if task == "parity":
+                ax.plot(nus, a["parity_ns_exact"], "k:", lw=1, label="NS of the target parity")
+            n_in = {"digits2": 64, "digits10": 64, "parity": c["parity_n"]}[task]
+            ax.axvline(1 / np.sqrt(n_in), color="0.6", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_title(f"{titles[task]}: {where}", fontsize=9)
+            ax.legend(fontsize=7)
+            if col == 0:
+                ax.set_ylabel("noise sensitivity NS_ν")
+            if row == 1:
+                ax.set_xlabel("ν (grey line: 1/√n)")
+    fig.suptitle(f"Before (dashed) and after (solid) surrogate-gradient training: depth {c['depth']}, hidden "
+                 f"{c['hidden']}, T = {c['T']}, θ = {c['theta']}, β = {c['beta']}, {c['n_seeds']} seeds (±SE), "
+                 f"{c['steps']} Adam steps", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"single_neuron": plot_single_neuron, "depth": plot_depth, "spectrum": plot_spectrum,
+         "training": plot_training}

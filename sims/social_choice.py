@@ -1,0 +1,370 @@
+"""Simulations behind the linear social choice figures (Hollender & Kraiczy, ICLR 2026; Ge et al.,
+NeurIPS 2024), with ``theory.social_choice``.
+
+Experiments (``paper_configs/social_choice_*.yaml``):
+
+- ``ge_instance``: Ge's six-candidate construction (sign slip fixed): the BTL and exponential optima with
+  their certified margins on the Pareto pair (c', c), the exact hinge infima, the rankings and the PMC
+  ranking.
+- ``coverage``: (a) N uniformly sampled comparisons labelled by every voter, seeds sharded over devices:
+  the angle between the BTL fit and the uniform-coverage direction, and whether the fit lies in the
+  voters' cone, against N; draws with no finite MLE are refused, not fitted. (b) the coverage
+  dose-response on the 3-pair counterexample: the optimum as a share alpha of uniform coverage is
+  mixed in, and the two thresholds (Pareto pair fixed; whole-space PO).
+- ``polynomial``: random instances (a candidate copied and shifted into the positive quadrant, so both
+  voters prefer the copy), BTL rewards of each degree, seeds sharded over devices: how often the fit
+  reverses a Pareto pair (certified), per degree; plus the brief's ex7.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sims import cli, runtime
+from sims.config import param
+from theory import social_choice as sc
+
+# ---------------------------------------------------------------------------------------------------
+# ge_instance
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class GeParams:
+    """Ge's construction: voter ``voter`` (share p) and (-1, 0); candidates spread by eps and delta."""
+
+    p: float = param(0.6, gt=0.5, lt=1)
+    eps: float = param(0.01, gt=0)
+    delta: float = param(2.0, gt=0)
+    voter: tuple[float, ...] = param((1.0, 1.0))
+    hinge_counts: tuple[int, ...] = param((3, 1), ge=0)
+    hinge_eps: str = param("1/100", doc="exact rational, e.g. 1/100")
+    hinge_delta: str = param("2", doc="exact rational")
+    control_eps: float = param(0.05, gt=0, doc="eps at which BTL and exp are Pareto-correct")
+
+    def __post_init__(self):
+        if len(self.voter) != 2 or len(self.hinge_counts) != 2:
+            raise ValueError("voter and hinge_counts need two entries")
+        for k in ("hinge_eps", "hinge_delta"):
+            try:
+                Fraction(getattr(self, k))
+            except (ValueError, ZeroDivisionError):
+                raise ValueError(f"{k} must be a rational like 1/100, got {getattr(self, k)!r}") from None
+
+
+def ge_fits(p: float, eps: float, delta: float, voter) -> dict:
+    """BTL and exponential fits on Ge's instance: theta, margin r(c') - r(c), certified radius, ranking."""
+    inst = sc.ge_instance(p, eps, delta, tuple(voter))
+    a, b = inst.pareto_pair
+    z = inst.candidates[a] - inst.candidates[b]
+    out = {}
+    for loss in sc.SMOOTH_LOSSES:
+        f = sc.fit_reward_certified(inst.candidates, inst.voters, inst.weights, loss=loss)
+        m, certified = f.margin(z)
+        pmc = sc.pmc_violations(inst.candidates, inst.voters, inst.weights, f.theta)
+        out[loss] = {"theta": f.theta, "margin": m, "certified": certified, "radius": f.radius, "mu": f.mu,
+                     "grad_norm": f.grad_norm, "ranking": sc.ranking_of(inst.candidates, f.theta),
+                     "po_violations": sc.pareto_violations(inst.candidates, inst.voters, f.theta),
+                     "pmc_violations": pmc.violations, "pmc_ranking": pmc.ranking}
+    return out
+
+
+def run_ge(p: GeParams, ctx: cli.Context) -> dict:
+    """Arrays: ``candidates [6, 2]``, ``voters [2, 2]``, ``weights [2]``, ``names [6]``,
+    ``losses [3]`` (btl, hinge, exp), ``theta [3, 2]`` (hinge: an exactly optimal vertex),
+    ``margin [3]`` (r(c') - r(c)), ``radius_smooth [2]`` (certified |theta - theta*| of BTL and exp),
+    ``certified [3]``, ``rankings [3, 6]``, ``pmc_ranking [6]``, ``pareto_pair [2]``,
+    ``hinge_weights [2]``, ``hinge_inf [2]`` (global, constrained; floats), ``hinge_inf_exact [2]``
+    (the same as "p/q" strings), ``hinge_gap`` (float), ``control_margin [2]`` (BTL, exp at
+    ``control_eps``), ``control_hinge_gap [2]`` (counts 3:2 and 2:1)."""
+    inst = sc.ge_instance(p.p, p.eps, p.delta, p.voter)
+    fits = ge_fits(p.p, p.eps, p.delta, p.voter)
+    he, hd = Fraction(p.hinge_eps), Fraction(p.hinge_delta)
+    hinst = sc.ge_instance(eps=he, delta=hd, voter=tuple(Fraction(v) for v in p.voter),
+                           counts=p.hinge_counts, exact=True)
+    a, b = hinst.pareto_pair
+    g, c = sc.hinge_certificate(hinst.candidates, hinst.voters, list(p.hinge_counts), (a, b))
+    hrows = sc.comparison_rows(hinst.candidates, hinst.voters, np.array(
+        [Fraction(int(k)) for k in p.hinge_counts], dtype=object), exact=True)
+    hcert = sc.hinge_exact(hrows)
+    htheta = np.array([float(t) for t in hcert.theta])
+    hX = np.array([[float(v) for v in r] for r in hinst.candidates])
+    controls_h = []
+    for counts in ((3, 2), (2, 1)):
+        gg, cc = sc.hinge_certificate(hinst.candidates, hinst.voters, list(counts), (a, b))
+        controls_h.append(float(cc - gg))
+    ctrl = ge_fits(p.p, p.control_eps, p.delta, p.voter)
+    ctx.summary.update({"hinge_global_inf": sc.jsonable_fraction(g),
+                        "hinge_constrained_inf": sc.jsonable_fraction(c),
+                        "hinge_gap": sc.jsonable_fraction(c - g)})
+    thetas = np.stack([fits["btl"]["theta"], htheta, fits["exp"]["theta"]])
+    return {
+        "candidates": inst.candidates, "voters": inst.voters, "weights": inst.weights,
+        "names": np.asarray(inst.names), "losses": np.asarray(["btl", "hinge", "exp"]),
+        "theta": thetas,
+        "margin": np.array([fits["btl"]["margin"], float(htheta @ (hX[a] - hX[b])), fits["exp"]["margin"]]),
+        "radius_smooth": np.array([fits["btl"]["radius"], fits["exp"]["radius"]]),
+        "certified": np.array([fits["btl"]["certified"], c > g, fits["exp"]["certified"]]),
+        "rankings": np.array([fits["btl"]["ranking"], sc.ranking_of(hX, htheta), fits["exp"]["ranking"]]),
+        "pmc_ranking": np.asarray(fits["btl"]["pmc_ranking"]),
+        "pareto_pair": np.asarray(inst.pareto_pair), "hinge_weights": np.asarray(p.hinge_counts, float),
+        "hinge_inf": np.array([float(g), float(c)]),
+        "hinge_inf_exact": np.asarray([sc.jsonable_fraction(g), sc.jsonable_fraction(c)]),
+        "hinge_gap": np.asarray(float(c - g)),
+        "control_margin": np.array([ctrl["btl"]["margin"], ctrl["exp"]["margin"]]),
+        "control_hinge_gap": np.asarray(controls_h),
+    }
+
+
+# ---------------------------------------------------------------------------------------------------
+# coverage
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CoverageParams:
+    """Finite uniform samples (two voter families) and the coverage dose-response."""
+
+    dim: int = param(3, ge=2)
+    voters: tuple[float, ...] = param((1.0, 0.0, 0.0, 0.6, 0.8, 0.0, 0.6, 0.0, 0.8))
+    weights: tuple[float, ...] = param((0.6, 0.3, 0.1), gt=0)
+    narrow_dim: int = param(2, ge=2)
+    narrow_voters: tuple[float, ...] = param((1.0, 0.0, 0.9961946980917455, 0.08715574274765817))
+    narrow_weights: tuple[float, ...] = param((0.6, 0.4), gt=0)
+    sample_sizes: tuple[int, ...] = param((50, 100, 300, 1000, 3000, 10000, 30000, 100000), ge=10)
+    narrow_sample_sizes: tuple[int, ...] = param((50, 100, 300, 1000, 3000), ge=10)
+    n_seeds: int = param(64, ge=2)
+    constant_samples: int = param(2**18, ge=1024, doc="Monte Carlo draws for the predicted constant")
+    dose_p: float = param(0.9, gt=0.5, lt=1)
+    dose_s: float = param(0.01, gt=0)
+    dose_alphas: int = param(41, ge=3, doc="alpha grid points, (i/(n-1))^2")
+    dose_resolution: int = param(96, ge=16, doc="quadrature nodes per voter")
+
+    def __post_init__(self):
+        for v, w, d, name in ((self.voters, self.weights, self.dim, ""),
+                              (self.narrow_voters, self.narrow_weights, self.narrow_dim, "narrow_")):
+            if len(v) != len(w) * d:
+                raise ValueError(f"{name}voters needs {name}dim x len({name}weights) = {len(w) * d} numbers, "
+                                 f"got {len(v)}")
+
+
+def _bucket(n: int) -> int:
+    """The padded sample count a size is computed at: small sizes share one compiled shape (1000)."""
+    return max(n, 1000)
+
+
+def _draw(key, N, d):
+    """The N directions of one draw: the first N of ``_bucket(N)`` normalised Gaussians."""
+    x = jax.random.normal(key, (_bucket(N), d))
+    return x / jnp.linalg.norm(x, axis=1, keepdims=True)
+
+
+def _fit_samples(key, N, V, w, theta0):
+    """One draw of N uniform comparisons, the BTL fit from ``theta0``, and whether the contested rows
+    span R^d (else the draw goes to the host to be refused or fitted there)."""
+    x = _draw(key, N, V.shape[1])
+    Z, W, contested = sc.sampled_rows_jax(x, V, w, n_used=N)
+    zc = Z * contested[:, None]
+    G = zc.T @ zc
+    full = sc.pd_above(G, 1e-10 * jnp.trace(G))  # no LAPACK in vmapped code: see model.cholesky
+    theta, gn, _ = sc.newton_fit(Z, W, "btl", 60, theta0)
+    return {"theta": theta, "grad_norm": gn, "full_rank": full}
+
+
+def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag) -> dict:
+    """Angle to the limit direction and cone membership of BTL fits on N sampled comparisons: arrays
+    ``[n_seeds, len(sizes)]`` (nan where refused) and the refusal mask. Seed s of size index j draws
+    from ``fold_in(seed_key(seed, s), j)``."""
+    V = np.asarray(V, np.float64)
+    w = np.asarray(w, np.float64)
+    u, rho = sc.btl_uniform_closed_form(V, w)
+    S, J = n_seeds, len(sizes)
+    angle, angle_v1, inside, margin = (np.full((S, J), np.nan) for _ in range(4))
+    v1 = V[int(np.argmax(w))]
+    refused = np.zeros((S, J))
+    for j, N in enumerate(sizes):
+        def piece(N=N, j=j):
+            out = runtime.map_seeds(lambda k: _fit_samples(jax.random.fold_in(k, j), N, jnp.asarray(V),
+                                                           jnp.asarray(w), jnp.asarray(rho * u)),
+                                    seed, S, mesh=mesh)
+            return {k: np.asarray(v) for k, v in out.items()}
+
+        r = parts.get(f"{tag}_N{N}", piece)
+        for s in range(S):
+            th = r["theta"][s]
+            if not r["full_rank"][s]:
+                # Contested rows short of full rank: refuse the draw when it has no finite MLE,
+                # otherwise fit it on the host.
+                x = np.asarray(_draw(jax.random.fold_in(runtime.seed_key(seed, s), j), N, V.shape[1]))[:N]
+                rows = sc.sampled_rows(x, V, w)
+                if sc.separating_direction(rows.Z, rows.contested) is not None:
+                    refused[s, j] = 1
+                    continue
+                th = sc.fit_rows(rows, "btl", check=False).theta
+            angle[s, j] = sc.angle_deg(th, u)
+            angle_v1[s, j] = sc.angle_deg(th, v1)
+            ct = sc.cone_coordinates(th, V)
+            inside[s, j] = float(ct.inside)
+            margin[s, j] = ct.margin
+    return {"angle_deg": angle, "angle_v1_deg": angle_v1, "in_cone": inside, "cone_margin": margin,
+            "refused": refused, "limit": u}
+
+
+def run_coverage(p: CoverageParams, ctx: cli.Context) -> dict:
+    """Arrays: ``sample_sizes [J]``; main family (``voters [k, dim]``, ``weights [k]``):
+    ``angle_deg, angle_v1_deg, in_cone, cone_margin, refused [S, J]`` (angle in degrees between the fit
+    and the uniform-coverage direction, and the heaviest voter; nan where refused), ``limit [dim]``,
+    ``predicted_c_deg`` (mean angle ~ c / sqrt N); narrow family over ``narrow_sample_sizes [J']``:
+    ``narrow_voters``, ``narrow_weights``, ``narrow_angle_deg``, ``narrow_angle_v1_deg``,
+    ``narrow_in_cone``, ``narrow_cone_margin``, ``narrow_refused`` ``[S, J']``, ``narrow_limit``;
+    dose-response:
+    ``alphas [A]``, ``dose_theta [A, 2]``, ``dose_pair_margin [A]`` (cosine of theta and the unanimous
+    difference), ``dose_cone_margin [A]``, ``alpha_fix``, ``alpha_po``, ``dose_p``, ``dose_s``."""
+    V = np.asarray(p.voters, np.float64).reshape(-1, p.dim)
+    NV = np.asarray(p.narrow_voters, np.float64).reshape(-1, p.narrow_dim)
+    seed = ctx.config.seed
+    out: dict[str, np.ndarray] = {"sample_sizes": np.asarray(p.sample_sizes),
+                                  "narrow_sample_sizes": np.asarray(p.narrow_sample_sizes), "voters": V,
+                                  "weights": np.asarray(p.weights), "narrow_voters": NV,
+                                  "narrow_weights": np.asarray(p.narrow_weights)}
+    main = finite_sample_sweep(V, p.weights, p.sample_sizes, p.n_seeds, seed, ctx.mesh, ctx.parts, "main")
+    narrow = finite_sample_sweep(NV, p.narrow_weights, p.narrow_sample_sizes, p.n_seeds, seed + 1, ctx.mesh,
+                                 ctx.parts, "narrow")
+    out.update(main)
+    out.update({f"narrow_{k}": v for k, v in narrow.items()})
+    const = ctx.parts.get("constant", lambda: {"c": np.asarray(sc.asymptotic_angle_constant(
+        V, p.weights, n_mc=p.constant_samples, seed=seed)["c_deg"])})
+    out["predicted_c_deg"] = np.asarray(const["c"])
+    D, DV, Dw, u = sc.pair_counterexample(p.dose_p, p.dose_s)
+    prob = sc.dose_problem(D, DV, Dw, u, resolution=p.dose_resolution)
+    alphas = np.linspace(0.0, 1.0, p.dose_alphas) ** 2
+    thetas = np.array([sc.dose_fit(prob, a) for a in alphas])
+    margins = np.array([sc.dose_margins(prob, t) for t in thetas])
+    a_fix, a_po = sc.dose_thresholds(prob)
+    out.update({"alphas": alphas, "dose_theta": thetas, "dose_pair_margin": margins[:, 0],
+                "dose_cone_margin": margins[:, 1], "alpha_fix": np.asarray(a_fix),
+                "alpha_po": np.asarray(a_po), "dose_p": np.asarray(p.dose_p), "dose_s": np.asarray(p.dose_s)})
+    ctx.summary.update({"alpha_fix": a_fix, "alpha_po": a_po, "predicted_c_deg": float(const["c"])})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# polynomial
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PolynomialParams:
+    """Random 2-D instances with one constructed Pareto pair, BTL rewards of each degree."""
+
+    n_instances: int = param(2000, ge=10)
+    n_base: int = param(12, ge=2, doc="random candidates before the shifted copy (> 9 for degree 3)")
+    box: float = param(2.0, gt=0)
+    eps: float = param(0.05, gt=0, doc="length of the shift of the copy")
+    p_major: float = param(0.9, gt=0.5, lt=1, doc="weight of voter (1, 0); (0, 1) has the rest")
+    degrees: tuple[int, ...] = param((1, 2, 3), ge=1)
+
+    def __post_init__(self):
+        if 1 not in self.degrees:
+            raise ValueError("degrees must include 1 (the linear reward the others are compared with)")
+
+
+def poly_instance(key, p: PolynomialParams):
+    """One instance: the fits of every degree and their certified Pareto-pair verdicts. The degrees'
+    features are zero-padded to the largest one and fitted under one vmap (one compiled graph)."""
+    X, j = sc.random_po_instance(key, p.n_base, p.box, p.eps)
+    n = X.shape[0]
+    pairs = sc.pair_index(n)
+    V = jnp.eye(2)
+    w = jnp.array([p.p_major, 1 - p.p_major])
+    D = X[pairs[:, 0]] - X[pairs[:, 1]]
+    S = D @ V.T
+    plus, minus = (S > 0).astype(X.dtype) @ w, (S < 0).astype(X.dtype) @ w
+    una_ab = jnp.all(S > 0, axis=1)  # every voter prefers a (first) to b
+    una_ba = jnp.all(S < 0, axis=1)
+    contested = (plus > 0) & (minus > 0)
+    pmax = len(sc.monomial_exponents(2, max(p.degrees)))
+    Zps, frees = [], []
+    for deg in p.degrees:
+        F = sc.lift(X, deg)
+        Zp = F[pairs[:, 0]] - F[pairs[:, 1]]
+        Zps.append(jnp.pad(Zp, ((0, 0), (0, pmax - Zp.shape[1]))))
+        frees.append(np.arange(pmax) < Zp.shape[1])
+    Zps, frees = jnp.stack(Zps), jnp.asarray(np.stack(frees))
+    W = jnp.concatenate([plus, minus])
+
+    def fit(Zp, free):
+        Z = jnp.concatenate([Zp, -Zp])
+        zc = Zp * contested[:, None]
+        G = zc.T @ zc + jnp.diag((~free).astype(X.dtype))
+        ok = sc.pd_above(G, 1e-9 * jnp.trace(G))
+        theta, _, _ = sc.newton_fit(Z, W, "btl", 60, free=free)
+        cert = sc.fit_certificate(Z, W, theta, "btl", free=free)
+        m = Zp @ theta
+        zn = jnp.linalg.norm(Zp, axis=1)
+        slack = cert["radius"] * zn + 8 * sc.EPS * (jnp.abs(Zp) @ jnp.abs(theta))
+        viol = (una_ab & (m < -slack)) | (una_ba & (m > slack))
+        unsure = (una_ab | una_ba) & (jnp.abs(m) <= slack)
+        valid = ok & jnp.isfinite(cert["radius"])
+        # the constructed pair (j, copy) is row k of the row-major pair list
+        k = j * n - j * (j + 1) // 2 + (n - 1 - j - 1)
+        return {"valid": valid, "violated": valid & jnp.any(viol), "uncertain": valid & jnp.any(unsure),
+                "pair_margin": jnp.where(valid, -m[k], jnp.nan),  # r(copy) - r(original)
+                "pair_violated": valid & viol[k]}
+
+    res = jax.vmap(fit)(Zps, frees)
+    out = {"X": X, "copy_of": j}
+    for i, deg in enumerate(p.degrees):
+        out.update({f"{name}_{deg}": v[i] for name, v in res.items()})
+    return out
+
+
+def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
+    """Arrays: ``degrees [D]``; per instance and degree ``valid, violated, uncertain, pair_violated
+    [N, D]`` (bool: identifiable and certified; some Pareto pair reversed with a certified margin; a
+    Pareto pair within its certificate of a tie; the constructed pair reversed), ``pair_margin [N, D]``
+    (r(copy) - r(original)); ``instances [N, n, 2]``, ``copy_of [N]``; ``ex7_margin [D]`` (r(c') - r(c)
+    on ex7), ``ex7_radius [D]``, ``ex7_rank [D]`` (dimension of the lifted differences: 6 = n - 1 at
+    degree 3 means the class is saturated there, the fit is the unrestricted BTL); ``example [D]``
+    (first instance reversing a Pareto pair at that degree while the linear fit is certified Pareto
+    optimal, -1 if none)."""
+    out = ctx.parts.get("sweep", lambda: {k: np.asarray(v) for k, v in runtime.map_seeds(
+        lambda k: poly_instance(k, p), ctx.config.seed, p.n_instances, mesh=ctx.mesh).items()})
+    degs = list(p.degrees)
+    stack = lambda name: np.stack([out[f"{name}_{d}"] for d in degs], axis=1)
+    valid, violated = stack("valid"), stack("violated")
+    lin = degs.index(1)
+    linear_ok = valid[:, lin] & ~violated[:, lin] & ~stack("uncertain")[:, lin]
+    example = []
+    for i in range(len(degs)):
+        idx = np.nonzero(linear_ok & valid[:, i] & violated[:, i])[0]
+        example.append(int(idx[0]) if idx.size else -1)
+    ex = sc.ex7()
+    a, b = ex.pareto_pair
+    ex_m, ex_r, ex_rank = [], [], []
+    for d in degs:
+        f = sc.fit_reward_certified(ex.candidates, ex.voters, ex.weights, degree=d)
+        F = sc.lift(ex.candidates, d)
+        ex_m.append(float(f.theta @ (F[a] - F[b])))
+        ex_r.append(f.radius)
+        ex_rank.append(f.rank)
+    return {"degrees": np.asarray(degs), "valid": valid, "violated": violated,
+            "uncertain": stack("uncertain"), "pair_violated": stack("pair_violated"),
+            "pair_margin": stack("pair_margin"), "instances": out["X"], "copy_of": out["copy_of"],
+            "ex7_margin": np.asarray(ex_m), "ex7_radius": np.asarray(ex_r), "ex7_rank": np.asarray(ex_rank),
+            "example": np.asarray(example)}
+
+
+EXPERIMENTS = {
+    "ge_instance": cli.Experiment(GeParams, run_ge),
+    "coverage": cli.Experiment(CoverageParams, run_coverage),
+    "polynomial": cli.Experiment(PolynomialParams, run_polynomial),
+}
+
+if __name__ == "__main__":
+    raise SystemExit(cli.main(__name__))

@@ -1,0 +1,247 @@
+"""The Boolean analysis toolkit (theory/boolean.py) against the classical values: dictator, parity,
+majority (finite n exactly, and its limit), uniformly random functions, the dense O(4^n) definitions, the
+bridge inequality W^{>=1/delta} <= 2.313 NS_delta for every function (property test, with its sharpness),
+the Monte-Carlo estimators, and the refusal of bad input. float64 throughout (conftest turns it on)."""
+
+import itertools
+import math
+
+import jax
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import boolean as B
+
+
+def _dense_coefficients(table):
+    n = table.size.bit_length() - 1
+    x = B.cube(n).astype(float)  # [2^n, n]
+    k = np.arange(table.size)
+    chi = np.stack([np.prod(np.where((s >> np.arange(n)) & 1, x, 1.0), axis=1) for s in k])  # [S, x]
+    return chi @ table / table.size
+
+
+def _dense_stability(table, rho):
+    """E[f(x) f(y)] by the double sum over (x, y) with P[y | x] = prod (1 + rho x_i y_i) / 2."""
+    x = B.cube(table.size.bit_length() - 1).astype(float)
+    p = np.prod((1 + rho * x[:, None, :] * x[None, :, :]) / 2, axis=-1)
+    return float(table @ p @ table / table.size)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The transform
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_transform_matches_the_dense_definition_and_inverts():
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=2**7)  # real-valued functions are allowed
+    c = B.walsh_hadamard(table)
+    np.testing.assert_allclose(c, _dense_coefficients(table), atol=1e-14)
+    # H H = 2^n I: transforming the coefficients gives f / 2^n back.
+    np.testing.assert_allclose(B.walsh_hadamard(c) * 2**7, table, atol=1e-12)
+    # Parseval for a real function: sum fhat^2 = E f^2.
+    assert B.level_weights(table).sum() == pytest.approx(np.mean(table**2), rel=1e-13)
+
+
+def test_table_order_and_characters():
+    x = B.cube(3)
+    assert x[0].tolist() == [1, 1, 1] and x[1].tolist() == [-1, 1, 1] and x[6].tolist() == [1, -1, -1]
+    for s in range(8):  # chi_S transforms to the indicator of S
+        c = B.walsh_hadamard(B.parity(3, [i for i in range(3) if s >> i & 1]))
+        assert c[s] == 1.0 and np.count_nonzero(c) == 1
+
+
+def test_dictator_parity_constant():
+    for n in (1, 4, 9):
+        for d in (0.0, 0.05, 0.3, 0.5, 1.0):
+            assert B.noise_sensitivity(B.dictator(n, n - 1), d) == pytest.approx(d, abs=1e-15)
+            assert B.noise_sensitivity(B.parity(n), d) == pytest.approx(0.5 - 0.5 * (1 - 2 * d) ** n, abs=1e-15)
+        assert B.total_influence(B.parity(n)) == pytest.approx(n)
+        assert B.total_influence(B.dictator(n)) == pytest.approx(1.0)
+        np.testing.assert_array_equal(B.level_weights(B.parity(n)), np.eye(n + 1)[n])
+    assert B.noise_sensitivity(np.ones(8), 0.3) == 0.0
+    assert B.level_weights(np.ones(1)).tolist() == [1.0]  # n = 0
+
+
+def test_batched_tables_and_parameter_arrays():
+    tables = np.stack([B.majority(5), B.parity(5), B.dictator(5)])
+    ns = B.noise_sensitivity(tables, [0.1, 0.2])
+    assert ns.shape == (3, 2)
+    assert ns[2].tolist() == pytest.approx([0.1, 0.2])
+    assert B.level_weights(tables).shape == (3, 6)
+    assert B.total_influence(tables).shape == (3,)
+    assert B.noise_stability(tables, np.array([[0.5]])).shape == (3, 1, 1)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Majority: exact at finite n, and its limit
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 9, 15])
+def test_majority_exact_values(n):
+    t = B.majority(n)
+    np.testing.assert_allclose(B.level_weights(t), B.majority_level_weights(n), atol=1e-14)
+    for d in (0.01, 0.1, 0.3):
+        assert B.noise_sensitivity(t, d) == pytest.approx(B.majority_noise_sensitivity(n, d), abs=1e-13)
+    # Total influence: n * C(n-1, (n-1)/2) / 2^(n-1) (each coordinate is pivotal on a tie of the rest).
+    assert B.total_influence(t) == pytest.approx(n * math.comb(n - 1, (n - 1) // 2) / 2 ** (n - 1), rel=1e-13)
+
+
+def test_majority_limit_is_the_arccos_not_the_square_root():
+    d = 0.1
+    lim = B.majority_noise_sensitivity_limit(d)
+    assert lim == pytest.approx(math.acos(0.8) / math.pi)
+    vals = [B.majority_noise_sensitivity(n, d) for n in (15, 51, 101, 201)]
+    assert all(a < b for a, b in itertools.pairwise(vals)) and vals[-1] < lim
+    assert vals[-1] == pytest.approx(lim, rel=0.01)
+    assert B.majority_noise_sensitivity(101, d) == pytest.approx(0.2027, abs=1e-4)  # the brief's Maj_101
+    # (2/pi) sqrt(delta) is only the small-delta form: 1.7% off at 0.1, exact as delta -> 0.
+    assert 1 - (2 / math.pi) * math.sqrt(d) / lim == pytest.approx(0.017, abs=0.001)
+    assert (2 / math.pi) * math.sqrt(1e-8) / B.majority_noise_sensitivity_limit(1e-8) == pytest.approx(1, abs=1e-6)
+    # Level weights tend to (2/pi) [1, 1/6, 3/40, 5/112, 35/1152] at k = 1, 3, 5, 7, 9.
+    w = B.majority_level_weights(1001)
+    np.testing.assert_allclose(w[[1, 3, 5, 7, 9]], 2 / np.pi * np.array([1, 1 / 6, 3 / 40, 5 / 112, 35 / 1152]),
+                               rtol=0.01)
+    # Stab_rho -> (2/pi) arcsin(rho)
+    assert B.noise_stability(B.majority(21), 0.6) == pytest.approx(2 / math.pi * math.asin(0.6), abs=0.02)
+    stab_1001 = float(np.sum(0.6 ** np.arange(1002) * w))
+    assert stab_1001 == pytest.approx(2 / math.pi * math.asin(0.6), abs=0.001)
+
+
+def test_stability_and_sensitivity_match_the_dense_double_sums():
+    rng = np.random.default_rng(1)
+    t = np.where(rng.random(2**6) < 0.5, 1.0, -1.0)
+    for rho in (-0.7, 0.0, 0.35, 0.9):
+        assert B.noise_stability(t, rho) == pytest.approx(_dense_stability(t, rho), abs=1e-13)
+    assert B.noise_sensitivity(t, 0.2) == pytest.approx(0.5 - 0.5 * _dense_stability(t, 0.6), abs=1e-13)
+
+
+def test_influence_is_the_slope_of_noise_sensitivity_at_zero():
+    t = B.majority(7)
+    i = B.total_influence(t)
+    h = 1e-6
+    assert B.noise_sensitivity(t, h) / h == pytest.approx(i, rel=1e-4)
+    for d in (0.01, 0.1, 0.4):
+        assert B.noise_sensitivity(t, d) <= d * i + 1e-15
+
+
+# ---------------------------------------------------------------------------------------------------
+# Uniformly random functions
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_random_functions_average_to_their_expectations():
+    n, m = 8, 400
+    tables = np.stack([B.random_function(jax.random.key(i), n) for i in range(m)])
+    lw = B.level_weights(tables)
+    mean, se = lw.mean(0), lw.std(0, ddof=1) / math.sqrt(m)
+    z = np.abs(mean - B.random_function_level_weights(n)) / se
+    assert z.max() < 4.5
+    ns = B.noise_sensitivity(tables, 0.2)
+    assert abs(ns.mean() - B.random_function_noise_sensitivity(n, 0.2)) < 4 * ns.std(ddof=1) / math.sqrt(m)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The bridge inequality (O'Donnell Prop. 3.3), for every function, and its sharp constant
+# ---------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 8), seed=st.integers(0, 2**31 - 1), delta=st.floats(0.01, 0.5))
+def test_bridge_inequality_holds_for_every_function(n, seed, delta):
+    rng = np.random.default_rng(seed)
+    bias = rng.random()  # biased and balanced functions alike
+    t = np.where(rng.random(2**n) < bias, 1.0, -1.0)
+    tail = B.tail_weight(B.level_weights(t), 1 / delta)
+    assert tail <= B.BRIDGE_CONSTANT * B.noise_sensitivity(t, delta) + 1e-12
+
+
+def test_bridge_constant_is_sharp_and_the_smaller_constant_is_false():
+    assert B.BRIDGE_CONSTANT == pytest.approx(2.313035, abs=1e-6)
+    ratios = []
+    for k in (2, 4, 8, 16):  # parity on k = 1/delta bits: all weight at degree k
+        t = B.parity(k)
+        ratios.append(B.tail_weight(B.level_weights(t), k) / B.noise_sensitivity(t, 1 / k))
+    assert all(r <= B.BRIDGE_CONSTANT for r in ratios) and ratios == sorted(ratios)
+    assert ratios[-1] > 2.26  # 2 / (1 - (1 - 2/k)^k) approaches 2 / (1 - e^-2) slowly:
+    assert 2 / (1 - (1 - 2 / 10**6) ** 10**6) == pytest.approx(B.BRIDGE_CONSTANT, rel=1e-5)
+    assert all(r > 1 / (1 - math.exp(-2)) for r in ratios)  # 1/(1 - e^-2) = 1.157 is violated
+
+
+# ---------------------------------------------------------------------------------------------------
+# Monte Carlo estimators (for n too large to tabulate)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _maj(x):
+    return np.where(np.sum(x, axis=1) > 0, 1, -1)
+
+
+def test_monte_carlo_estimators_agree_with_the_exact_values():
+    n, key = 9, jax.random.key(0)
+    t = B.majority(n)
+    p, se = B.noise_sensitivity_mc(_maj, n, 0.1, key, 20_000)
+    assert abs(p - B.noise_sensitivity(t, 0.1)) < 4 * se and se > 0
+    s, sse = B.noise_stability_mc(_maj, n, 0.5, jax.random.key(1), 20_000)
+    assert abs(s - B.noise_stability(t, 0.5)) < 4 * sse
+    i, ise = B.total_influence_mc(_maj, n, jax.random.key(2), 20_000)
+    assert abs(i - B.total_influence(t)) < 4 * ise
+    # Beyond tabulation: Maj_1001 at delta = 0.01 is near its limit.
+    p, se = B.noise_sensitivity_mc(_maj, 1001, 0.01, jax.random.key(3), 8192)
+    assert abs(p - B.majority_noise_sensitivity_limit(0.01)) < 4 * se + 0.002
+
+
+# ---------------------------------------------------------------------------------------------------
+# Krawtchouk inversion
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_krawtchouk_table_and_kernel_inversion():
+    n = 9
+    k = B.krawtchouk_table(n)
+    for a in range(n + 1):
+        for b in range(n + 1):  # reciprocity C(n, a) K_b(a) = C(n, b) K_a(b)
+            assert math.comb(n, b) * k[a][b] == math.comb(n, a) * k[b][a]
+    # G(d) = 1[d = 0] is the kernel of a uniformly random function: E W^k = C(n, k)/2^n exactly.
+    assert B.level_weights_from_kernel([1] + [0] * n, n) == [math.comb(n, j) / 2**n for j in range(n + 1)]
+    # G(d) = 1 - 2d/n is the kernel of a random dictator: all weight at level 1.
+    w = B.level_weights_from_kernel([1 - 2 * d / n for d in range(n + 1)], n)
+    assert [float(v) for v in w] == pytest.approx([0, 1] + [0] * (n - 1), abs=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, err, match", [
+    (lambda: B.walsh_hadamard(np.ones(6)), ValueError, "power of two"),
+    (lambda: B.level_weights(np.ones(0)), ValueError, "power of two"),
+    (lambda: B.noise_sensitivity([1.0, -1.0, 0.5, 1.0], 0.1), ValueError, "Boolean"),
+    (lambda: B.noise_sensitivity([1, 0, 1, 1], 0.1), ValueError, "Boolean"),
+    (lambda: B.walsh_hadamard([1.0, np.nan]), ValueError, "finite"),
+    (lambda: B.walsh_hadamard(np.array(["a", "b"])), TypeError, "real numbers"),
+    (lambda: B.walsh_hadamard(np.array([True, False])), TypeError, "real numbers"),
+    (lambda: B.walsh_hadamard(3.0), ValueError, "scalar"),
+    (lambda: B.noise_sensitivity(B.parity(2), 1.5), ValueError, "delta"),
+    (lambda: B.noise_sensitivity(B.parity(2), math.nan), ValueError, "delta"),
+    (lambda: B.noise_stability(B.parity(2), -1.01), ValueError, "rho"),
+    (lambda: B.majority(4), ValueError, "odd"),
+    (lambda: B.cube(40), ValueError, "MAX_N"),
+    (lambda: B.cube(2.0), TypeError, "integer"),
+])
+def test_bad_input_is_refused(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+@pytest.mark.slow
+def test_n20_parity_and_majority_exactly():
+    t = B.parity(20, range(0, 20, 2))
+    assert B.noise_sensitivity(t, 0.05) == pytest.approx(0.5 - 0.5 * 0.9**10, abs=1e-14)
+    m = B.majority(21)
+    assert B.noise_sensitivity(m, 0.1) == pytest.approx(B.majority_noise_sensitivity(21, 0.1), abs=1e-13)

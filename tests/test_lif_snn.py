@@ -1,0 +1,306 @@
+"""LIF-SNN (Araya, Datres, Kutyniok, ICLR 2026): the exact single-neuron formulas against the brief's values and
+against simulation, the model's recursion against a hand-written one, the surrogate gradient, the exact
+multi-step curves against Monte Carlo, the claims' decision rules, and toy-size runs of every experiment and
+figure. float64 for the exact parts (conftest turns it on); network simulations run in float32."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import yaml
+from scipy import stats
+
+from claims import lif_snn as cl
+from sims import cli, results, runtime
+from sims import lif_snn as sim
+from theory import boolean as B
+from theory import lif_snn as th
+
+THETA = 0.5
+
+# ---------------------------------------------------------------------------------------------------
+# t = 1: the exact flip probability
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_flip_probability_closed_forms():
+    n = 50
+    d = np.arange(n + 1)
+    np.testing.assert_allclose(th.flip_probability_at_distance(n, d, 0.0), np.arccos(1 - 2 * d / n) / np.pi,
+                               atol=1e-15)
+    assert th.flip_probability_at_distance(n, 0, THETA) == 0.0
+    assert th.flip_probability_at_distance(n, n, THETA) == pytest.approx(2 * stats.norm.sf(THETA), rel=1e-14)
+    # 2[Q(theta) - P(X > theta, Y > theta)] with scipy's bivariate normal
+    rho = 1 - 2 * 17 / n
+    both = stats.multivariate_normal([0, 0], [[1, rho], [rho, 1]]).cdf([-THETA, -THETA])
+    assert th.flip_probability_at_distance(n, 17, THETA) == pytest.approx(2 * (stats.norm.sf(THETA) - both), abs=1e-7)
+
+
+@pytest.mark.parametrize("n, theta, value", [
+    (16, 0.0, 0.326), (100, 0.0, 0.2026), (1000, 0.0, 0.1134), (10000, 0.0, 0.0637),
+    (16, 0.5, 0.283), (100, 0.5, 0.1779), (1000, 0.5, 0.0999), (10000, 0.5, 0.0562)])
+def test_expected_noise_sensitivity_table_of_the_brief(n, theta, value):
+    got = th.single_neuron_flip_probability(n, theta, 1 / math.sqrt(n))
+    assert got == pytest.approx(value, abs=0.6 * 10 ** -(len(str(value)) - 2))
+
+
+def test_plugin_is_the_large_n_limit_not_the_finite_n_law():
+    mix, plug = th.single_neuron_flip_probability(100, THETA, 0.1), th.plugin_flip_probability(THETA, 0.1)
+    assert plug / mix - 1 == pytest.approx(0.011, abs=0.001)  # +1.1% at n = 100 (brief errata)
+    assert th.single_neuron_flip_probability(10**6, THETA, 0.1) == pytest.approx(plug, rel=1e-4)
+    # small nu: (2/pi) exp(-theta^2/2) sqrt(nu); at n >= 100 within 0.7% of (2/pi) n^(-1/4) at theta = 0
+    assert th.plugin_flip_probability(THETA, 1e-8) / (2 / math.pi * math.exp(-THETA**2 / 2) * 1e-4) == pytest.approx(1, abs=1e-4)
+    assert th.single_neuron_flip_probability(100, 0.0, 0.1) / (2 / math.pi * 100**-0.25) - 1 == pytest.approx(0.0065, abs=0.001)
+    # IF on {0, 1} input: correlation 1 - nu and variance 1/2
+    assert th.if_plugin_flip_probability(THETA, 0.01) == pytest.approx(
+        4 * float(th._owen_t(THETA * math.sqrt(2), math.sqrt(0.01 / 1.99))), rel=1e-14)
+
+
+def test_full_vector_simulation_matches_the_exact_law():
+    for d in (3, 20):
+        mean, se = cl.full_vector_mc(60, d=d, seeds=8, per_seed=4096, seed=d)
+        assert abs(mean - th.flip_probability_at_distance(60, d, THETA)) < 4 * se
+    mean, se = cl.full_vector_mc(60, nu=0.1, seeds=8, per_seed=4096, seed=7)
+    assert abs(mean - th.single_neuron_flip_probability(60, THETA, 0.1)) < 4 * se
+
+
+# ---------------------------------------------------------------------------------------------------
+# Expected level weights (Krawtchouk inversion in ball arithmetic)
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_expected_level_weights_table_of_the_brief():
+    w0, w5 = th.expected_level_weights(12, 0.0), th.expected_level_weights(12, THETA)
+    np.testing.assert_allclose(w0[1::2], [0.669, 0.142, 0.107, 0.066, 0.015, 0.001], atol=6e-4)
+    np.testing.assert_allclose(w0[0::2], 0, atol=1e-15)  # an odd function at theta = 0
+    np.testing.assert_allclose(w5, [0.153, 0.508, 0.086, 0.049, 0.073, 0.029, 0.052, 0.024, 0.018, 0.007, 0.002,
+                                    0.0003, 0], atol=6e-4)
+    assert w5.sum() == pytest.approx(1, abs=1e-14)
+
+
+def test_expected_level_weights_match_averaged_transforms():
+    mean, se = cl.neuron_tables_mc(8, THETA, 1500, seed=3)
+    exact = th.expected_level_weights(8, THETA)
+    assert np.max(np.abs(mean - exact) / se) < 4.5
+
+
+def test_ball_arithmetic_is_needed_beyond_n_40():
+    n = 64
+    w = th.expected_level_weights(n, THETA)
+    assert w.sum() == pytest.approx(1, abs=1e-13) and w.min() > -1e-15
+    # The same inversion summed in float64 cancels ~n bits: with exact Krawtchouk integers and an accurate
+    # kernel it is still 1e-8-close in absolute terms at n = 64 (the brief's "garbage" came from a cruder
+    # kernel), but the small high levels lose all relative accuracy: negative "weights".
+    g = np.array([float(v.mid()) for v in th.distance_kernel(n, THETA)])
+    kt = np.array(B.krawtchouk_table(n), dtype=np.float64)
+    binom = np.array([math.comb(n, d) for d in range(n + 1)], dtype=np.float64)
+    naive = kt @ (binom * g) / 2.0**n
+    assert 1e-10 < np.max(np.abs(naive - w)) < 1e-6 and naive.min() < -1e-18 < 0 <= w[-8:].min() + 1e-30
+    assert np.max(np.abs(naive[-8:] - w[-8:]) / w[-8:]) > 1
+    small = th.expected_level_weights(20, THETA)  # and fine at small n
+    kt20 = np.array(B.krawtchouk_table(20), dtype=np.float64)
+    g20 = np.array([float(v.mid()) for v in th.distance_kernel(20, THETA)])
+    np.testing.assert_allclose(kt20 @ (np.array([math.comb(20, d) for d in range(21)]) * g20) / 2.0**20, small,
+                               atol=1e-11)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------------------------------
+
+
+def _reference(weights, xs, theta, beta, kind):
+    """Hand-written recursion: xs [T, n0] per step, weights list; returns last-layer spikes [T, nL]."""
+    T = xs.shape[0]
+    u = [np.zeros(w.shape[1]) for w in weights]
+    prev = [np.zeros(w.shape[1]) for w in weights]  # 1[spike at t-1]
+    out = []
+    for t in range(T):
+        inp = xs[t]
+        for l, w in enumerate(weights):
+            u[l] = beta * u[l] + inp @ w - theta * prev[l]
+            fired = (u[l] > theta).astype(float)
+            prev[l] = fired
+            inp = 2 * fired - 1 if kind == "slif" else fired
+        out.append(inp)
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("kind", ["slif", "lif"])
+def test_network_recursion_matches_a_hand_written_one(kind):
+    key = jax.random.key(0)
+    w = th.init_weights(key, (6, 5, 4, 2), jnp.float64)
+    rng = np.random.default_rng(0)
+    T, beta = 7, 0.8
+    x = th.encode_input(np.where(rng.random((3, 6)) < 0.5, 1.0, -1.0), kind)
+    got = np.asarray(th.run_network(w, x, THETA, beta, T, kind))  # [T, 3, 2]
+    for b in range(3):
+        ref = _reference([np.asarray(a) for a in w], np.repeat(np.asarray(x[b])[None], T, 0), THETA, beta, kind)
+        np.testing.assert_array_equal(got[:, b], ref)
+    xs = th.encode_input(np.where(rng.random((T, 6)) < 0.5, 1.0, -1.0), kind)  # a time-varying input
+    np.testing.assert_array_equal(np.asarray(th.run_network(w, xs, THETA, beta, T, kind, static=False)),
+                                  _reference([np.asarray(a) for a in w], np.asarray(xs), THETA, beta, kind))
+    # The stacked, scanned form is the same network.
+    ws = th.init_weights(key, (6, 6, 6, 6), jnp.float64)
+    np.testing.assert_array_equal(np.asarray(th.run_stack(jnp.stack(ws), x, THETA, beta, T, kind)[-1]),
+                                  np.asarray(th.run_network(ws, x, THETA, beta, T, kind)))
+
+
+def test_static_sif_spike_count_closed_form_and_if_equivalence():
+    x = np.linspace(-1.5, 2.5, 4001)
+    T = 9
+    s = np.asarray(th.static_neuron_spikes(jnp.asarray(x), THETA, 1.0, T, "slif"))
+    counts = np.cumsum(s > 0, axis=0)
+    t = np.arange(1, T + 1)[:, None]
+    closed = np.where(x > 0, np.minimum(t, np.floor(t * x / THETA)), 0)
+    ok = np.abs(t * x / THETA - np.round(t * x / THETA)) > 1e-9  # away from the switch points
+    np.testing.assert_array_equal(counts[:, ok[0] & np.all(ok, axis=0)], closed[:, ok[0] & np.all(ok, axis=0)])
+    # On +-1 input an IF neuron fires exactly when the sIF neuron does.
+    h = np.asarray(th.static_neuron_spikes(jnp.asarray(x), THETA, 1.0, T, "lif"))
+    np.testing.assert_array_equal(h, (s + 1) / 2)
+    # Firing rates: Q(theta) = 0.309 at t = 1, about 0.40 from t = 2.
+    r = th.static_firing_rates(THETA, 10)
+    assert r[0] == pytest.approx(0.3085, abs=1e-4) and np.all(np.abs(r[1:] - 0.40) < 0.005)
+
+
+def test_readout_tie_rule_and_surrogate_gradient():
+    counts = jnp.array([[3.0, 3.0], [1.0, 4.0], [5.0, 2.0]])
+    assert th.classify(counts).tolist() == [0, 1, 0]
+    f, tie = th.binary_readout(counts)
+    assert f.tolist() == [1, -1, 1] and tie.tolist() == [True, False, False]
+    v = 0.3
+    assert float(th.heaviside(jnp.asarray(v))) == 1.0 and float(th.heaviside(jnp.asarray(0.0))) == 0.0
+    g = jax.grad(lambda z: th.heaviside(z))(v)
+    assert float(g) == pytest.approx(1 / (1 + (math.pi * v) ** 2))  # (alpha/2)/(1 + (pi alpha v/2)^2), alpha = 2
+    gs = jax.grad(lambda z: th.static_neuron_spikes(z, THETA, 1.0, 1, "slif")[0])(0.6)
+    assert float(gs) == pytest.approx(2 / (1 + (math.pi * 0.1) ** 2))  # sign spikes: twice the Heaviside's
+
+
+def test_network_table_is_the_pointwise_classifier():
+    w = th.init_weights(jax.random.key(1), (6, 6, 2))
+    table, ties = th.network_table(w, 6, THETA, 1.0, 5, "slif", chunk=16)
+    pts = B.cube(6).astype(np.float32)
+    c = th.spike_counts(th.run_network(w, jnp.asarray(pts), THETA, 1.0, 5, "slif"), "slif")
+    np.testing.assert_array_equal(table, np.where(c[:, 0] >= c[:, 1], 1.0, -1.0))
+    assert ties.dtype == bool and np.all(table[ties] == 1.0)
+    with pytest.raises(ValueError, match="input width"):
+        th.network_table(w, 5, THETA, 1.0, 5)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact multi-step curves (beta = 1)
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_spike_sets_and_small_noise_constants():
+    b, c = th.spike_set(THETA, 1)
+    assert b.tolist() == [THETA] and c.tolist() == [1.0]
+    np.testing.assert_allclose(th.small_noise_constants(THETA, 10),
+                               [0.562, 0.617, 1.847, 3.072, 4.296, 5.519, 6.742, 7.964, 9.187, 10.409], atol=1e-3)
+    assert th.small_noise_constants(THETA, 1)[0] == pytest.approx(2 / math.pi * math.exp(-THETA**2 / 2))
+
+
+def test_static_flip_probabilities_match_the_brief_and_monte_carlo():
+    n = 100
+    exact = th.static_flip_probabilities(n, THETA, 0.1, 10)
+    assert exact[0] == pytest.approx(th.single_neuron_flip_probability(n, THETA, 0.1), abs=1e-14)
+    np.testing.assert_allclose(exact[:3], [0.178, 0.196, 0.202], atol=0.0015)  # brief: .178, .197, .2025
+    assert np.all((exact[3:] > 0.2030) & (exact[3:] < 0.2055))
+    tabs = sim.neuron_tables(n, 0.1, n + 1)
+    mean, se = runtime.mean_over_seeds(
+        lambda k, t: sim.neuron_flip_rate(k, t, m=4096, kind="slif", words=2, theta=THETA, beta=1.0, T=10), 0, 16, tabs)
+    assert np.max(np.abs(mean - exact) / se) < 4.5
+    assert np.all(th.static_flip_probabilities(n, 0.0, 0.1, 3) == th.single_neuron_flip_probability(n, 0.0, 0.1))
+
+
+def test_drive_pairs_have_the_right_second_moments():
+    n, nu, m = 400, 0.05, 1 << 16
+    tabs = sim.neuron_tables(n, nu, n + 1)
+    for kind, var, cov in (("slif", 1.0, 1 - 2 * nu), ("lif", 0.5, (1 - nu) / 2)):
+        x, y = sim.drive_pairs(jax.random.key(2), tabs, m, kind, words=-(-int(tabs["d_hi"]) // 32))
+        x, y = np.asarray(x), np.asarray(y)
+        assert np.var(x) == pytest.approx(var, rel=0.03) and np.var(y) == pytest.approx(var, rel=0.03)
+        assert np.mean(x * y) == pytest.approx(cov, rel=0.03)
+
+
+def test_theorem2_exponents():
+    assert [th.theorem2_width_exponent(L) for L in (1, 2, 3)] == [-1 / 16, -1 / 64, -1 / 256]
+
+
+@pytest.mark.parametrize("call, err", [
+    (lambda: th.single_neuron_flip_probability(0, THETA, 0.1), ValueError),
+    (lambda: th.single_neuron_flip_probability(10, THETA, 1.5), ValueError),
+    (lambda: th.single_neuron_flip_probability(10.0, THETA, 0.1), TypeError),
+    (lambda: th.single_neuron_flip_probability(10, math.nan, 0.1), ValueError),
+    (lambda: th.expected_level_weights(0, THETA), ValueError),
+    (lambda: th.flip_probability_at_distance(10, 11, THETA), ValueError),
+    (lambda: th.static_neuron_spikes(jnp.ones(2), -1.0, 1.0, 3), ValueError),
+    (lambda: th.static_neuron_spikes(jnp.ones(2), THETA, 1.0, 3, "relu"), ValueError),
+    (lambda: th.spike_set(0.0, 2), ValueError),
+    (lambda: th.init_weights(jax.random.key(0), (4,)), ValueError),
+])
+def test_bad_arguments_are_refused(call, err):
+    with pytest.raises(err):
+        call()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Claims' decision rules
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_log_log_fit_and_three_way_rule():
+    x = np.array([10.0, 100.0, 1000.0])
+    s, se = cl._fit(x, 3 * x**-0.25, np.full(3, 0.01))
+    assert s == pytest.approx(-0.25, abs=1e-12) and se > 0
+    assert cl._three_way(0.40, 0.01, 0.5) == "holds"
+    assert cl._three_way(0.49, 0.01, 0.5) == "inconclusive"
+    assert cl._three_way(0.60, 0.01, 0.5) == "fails"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Every experiment at toy size, and its figure
+# ---------------------------------------------------------------------------------------------------
+
+TOY = {
+    "lif_snn_single_neuron": {"widths": [50, 400], "T": 3, "n_seeds": 4, "samples_per_seed": 256},
+    "lif_snn_depth": {"widths": [16, 32], "max_depth": 2, "T": 3, "n_networks": 4, "pairs": 4,
+                      "networks_per_call": 2},
+    "lif_snn_spectrum": {"widths": [4, 6], "max_depth": 2, "T": 3, "n_networks": 4, "networks_per_call": 2,
+                         "input_block": 16},
+    "lif_snn_training": {"tasks": ["digits2", "parity"], "kinds": ["slif"], "steps": 20, "n_seeds": 2,
+                         "ns_pairs": 64, "batch": 32, "hidden": 8, "T": 3},
+}
+
+
+def _toy_config(tmp_path, name):
+    real = yaml.safe_load((results.REPO / "paper_configs" / f"{name}.yaml").read_text())
+    toy = {"sim": "lif_snn", "experiment": real["experiment"], "seed": 0,
+           "params": {**real.get("params", {}), **real["quick"], **TOY[name]}}
+    cfg = tmp_path / f"{name}.yaml"
+    cfg.write_text(yaml.safe_dump(toy))
+    return cfg
+
+
+@pytest.mark.parametrize("name", ["lif_snn_single_neuron", "lif_snn_spectrum",
+                                  pytest.param("lif_snn_depth", marks=pytest.mark.slow),
+                                  pytest.param("lif_snn_training", marks=pytest.mark.slow)])
+def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
+    from figures.__main__ import render
+
+    cfg = _toy_config(tmp_path, name)
+    arrays, meta = cli.run_config(cfg, "quick", outdir=tmp_path / "results", quiet=True)
+    assert meta["name"] == name and meta["scale"] == "quick" and not meta["non_finite"]
+    again, meta2 = cli.run_config(cfg, "quick", outdir=tmp_path / "results", quiet=True)
+    assert meta2["skipped"] and sorted(again) == sorted(arrays)
+    paths = render(name, "quick", tmp_path / "results", tmp_path / "out")
+    assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_every_config_loads_at_both_scales():
+    for name in TOY:
+        for scale in ("quick", "paper"):
+            cfg, _ = cli.load_config(results.REPO / "paper_configs" / f"{name}.yaml", scale)
+            assert cfg.sim == "lif_snn"

@@ -1,0 +1,365 @@
+"""Linear social choice (theory/social_choice/): the brief's worked instances, the public API on random
+instances (exact hinge infima against brute-force vertex enumeration in Fractions, BTL/exp fits against
+their stationarity conditions and scipy, uniform coverage against the BTL closed form and two independent
+quadratures), bad input, and toy-size runs of every experiment and figure. float64 throughout
+(tests/conftest.py runs sims.runtime.setup())."""
+
+import dataclasses
+import itertools
+import math
+from fractions import Fraction
+
+import jax
+import jax.numpy as jnp
+import matplotlib
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+from sims import social_choice as S
+from theory import social_choice as sc
+
+matplotlib.use("Agg")
+
+from figures import social_choice as FIG  # (imported after the backend is chosen)
+
+HYP = settings(max_examples=12, deadline=None, derandomize=True)
+
+
+def _loss_np(Z, w, theta, loss):
+    m = Z @ theta
+    return float(np.sum(w * {"btl": np.logaddexp(0, -m), "exp": np.exp(-m), "hinge": np.maximum(0, 1 - m)}[loss]))
+
+
+# --------------------------------------------------------------------------------------------------
+# The brief's instances
+# --------------------------------------------------------------------------------------------------
+
+
+def test_ge_instance_btl_matches_the_brief_table_and_is_certified():
+    inst = sc.ge_instance(0.6, 0.01, 2.0)
+    f = sc.fit_reward_certified(inst.candidates, inst.voters, inst.weights)
+    np.testing.assert_allclose(f.theta, [0.259133, 0.023988], atol=5e-7)
+    m, certified = f.margin(inst.candidates[5] - inst.candidates[2])
+    assert m == pytest.approx(-2.112e-3, abs=5e-7) and certified and f.radius < 1e-10
+    assert sc.pareto_violations(inst.candidates, inst.voters, f.theta) == [(5, 2)]
+    ctrl = sc.ge_instance(0.6, 0.05, 2.0)
+    fc = sc.fit_reward_certified(ctrl.candidates, ctrl.voters, ctrl.weights)
+    assert fc.margin(ctrl.candidates[5] - ctrl.candidates[2])[0] == pytest.approx(2.55e-3, abs=5e-6)
+    assert sc.pareto_violations(ctrl.candidates, ctrl.voters, fc.theta) == []
+
+
+def test_ge_printed_parameters_are_the_sign_slip():
+    with pytest.raises(ValueError, match="not preferred by every voter"):
+        sc.ge_instance(0.6, 0.01, 0.5, (1, 1))
+    sc.ge_instance(0.75, 0.1, 0.5, (1, 3))  # the brief's fix: voter (1, t) with t > 1/delta
+
+
+@pytest.mark.parametrize("eps,counts,glob,cons", [
+    ("1/100", (3, 1), Fraction(2003, 50), Fraction(6156, 149)),
+    ("1/10", (3, 1), Fraction(446, 11), Fraction(288, 7)),
+    ("1/100", (3, 2), None, None), ("1/100", (2, 1), None, None)])
+def test_hinge_certificates_of_the_errata(eps, counts, glob, cons):
+    inst = sc.ge_instance(eps=Fraction(eps), delta=Fraction(2), counts=counts, exact=True)
+    g, c = sc.hinge_certificate(inst.candidates, inst.voters, counts, (5, 2))
+    assert isinstance(g, Fraction) and isinstance(c, Fraction)
+    if glob is None:
+        assert c == g  # no certificate of a violation with these counts
+    else:
+        assert (g, c) == (glob, cons)
+
+
+def test_pair_counterexample_hinge_and_btl():
+    D, V, _, u = sc.pair_counterexample(Fraction(3, 4), Fraction(1, 10), exact=True)
+    rows = sc.pair_rows(D, V, [3, 1], exact=True)
+    g = sc.hinge_exact(rows)
+    c = sc.hinge_exact(rows, np.array([D[u]], dtype=object))
+    assert (g.value, g.theta, c.value) == (Fraction(202, 25), (Fraction(2, 5), Fraction(-1, 5)), Fraction(49, 6))
+    Df, Vf, wf, _ = sc.pair_counterexample(0.9, 0.01)
+    th = sc.fit_rows(sc.pair_rows(Df, Vf, wf), "btl").theta
+    np.testing.assert_allclose(th, [0.935167, -0.395500], atol=5e-7)
+    assert th @ Df[u] == pytest.approx(-2.51e-3, abs=5e-6)
+
+
+def test_ex7_linear_is_pareto_optimal_degree_two_is_not():
+    ex = sc.ex7()
+    f1 = sc.fit_reward_certified(ex.candidates, ex.voters, ex.weights, degree=1)
+    f2 = sc.fit_reward_certified(ex.candidates, ex.voters, ex.weights, degree=2)
+    F1, F2 = sc.lift(ex.candidates, 1), sc.lift(ex.candidates, 2)
+    assert f1.theta @ (F1[6] - F1[5]) == pytest.approx(0.0717, abs=5e-5)
+    assert f2.theta @ (F2[6] - F2[5]) == pytest.approx(-0.0323, abs=5e-5)
+    assert f2.mu == pytest.approx(0.046, abs=1e-3)
+    assert sc.pareto_violations(ex.candidates, ex.voters, f1.theta) == []
+    assert (6, 5) in sc.pareto_violations(ex.candidates, ex.voters, f2.theta, degree=2)
+
+
+def test_ex7_ties_cast_no_vote():
+    ex = sc.ex7()
+    signs = sc.vote_signs(ex.candidates, ex.voters, sc.pair_index(7))
+    assert int(np.sum(signs == 0)) == 3
+
+
+def test_btl_core_identity_sympy_and_roots():
+    assert all(sc.btl_core_identity().values())
+    assert float(sc.btl_core_theta1(0.6)) == pytest.approx(0.271541, abs=5e-7)
+    assert float(sc.btl_core_theta1(0.75)) == pytest.approx(0.756308, abs=5e-7)
+    core = sc.ge_core(0.6)
+    for loss in ("btl", "exp"):
+        f = sc.fit_reward_certified(core.candidates, core.voters, core.weights, loss=loss)
+        assert abs(f.theta[1]) <= f.radius
+
+
+def test_monomial_order():
+    assert sc.monomial_exponents(2, 3) == ((1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2),
+                                           (0, 3))
+    X = np.array([[2.0, 3.0]])
+    np.testing.assert_array_equal(sc.lift(X, 2), [[2, 3, 4, 6, 9]])
+
+
+# --------------------------------------------------------------------------------------------------
+# Random instances (hypothesis, derandomized)
+# --------------------------------------------------------------------------------------------------
+
+small_int = st.integers(-4, 4)
+
+
+def _brute_hinge(rows, constraint=None):
+    """Minimum over the vertices of the line arrangement <theta, z> = 1 (and <theta, c> = 0), in Fractions."""
+    Z = [tuple(r) for r in rows.Z.tolist()]
+    n = list(rows.w)
+    lines = [(z, Fraction(1)) for z in Z] + ([(tuple(constraint), Fraction(0))] if constraint is not None else [])
+    best = None
+    for (a, ra), (b, rb) in itertools.combinations(lines, 2):
+        det = a[0] * b[1] - a[1] * b[0]
+        if det == 0:
+            continue
+        th = ((ra * b[1] - rb * a[1]) / det, (a[0] * rb - b[0] * ra) / det)
+        if constraint is not None and th[0] * constraint[0] + th[1] * constraint[1] < 0:
+            continue
+        val = sum(ni * max(Fraction(0), 1 - (th[0] * z[0] + th[1] * z[1])) for ni, z in zip(n, Z))
+        best = val if best is None else min(best, val)
+    return best
+
+
+@HYP
+@given(pts=st.lists(st.tuples(small_int, small_int), min_size=3, max_size=5, unique=True),
+       voters=st.lists(st.tuples(small_int, small_int).filter(lambda v: v != (0, 0)), min_size=1, max_size=3),
+       counts=st.lists(st.integers(1, 4), min_size=3, max_size=3), den=st.integers(1, 3))
+def test_hinge_certificate_equals_vertex_enumeration(pts, voters, counts, den):
+    X = np.array([[Fraction(x, den), Fraction(y, den)] for x, y in pts], dtype=object)
+    V = np.array(voters, dtype=object)
+    cnt = counts[:len(voters)]
+    rows = sc.comparison_rows(X, V, np.array([Fraction(c) for c in cnt], dtype=object), exact=True)
+    if sc.exact.exact_rank_of_rows(rows) < 2:
+        return  # the minimum need not sit at a vertex
+    g, c = sc.hinge_certificate(X, V, cnt, (0, 1))
+    assert g == _brute_hinge(rows)
+    assert c == _brute_hinge(rows, X[0] - X[1])
+    assert c >= g
+
+
+@HYP
+@given(seed=st.integers(0, 10**6), n=st.integers(3, 7), k=st.integers(2, 3), loss=st.sampled_from(["btl", "exp"]))
+def test_fit_reward_is_stationary_and_matches_scipy(seed, n, k, loss):
+    rng = np.random.default_rng(seed)
+    X, V, w = rng.normal(size=(n, 2)), rng.normal(size=(k, 2)), rng.uniform(0.2, 1.0, k)
+    rows = sc.comparison_rows(X, V, w)
+    if sc.separating_direction(rows.Z, rows.contested) is not None:
+        with pytest.raises(ValueError, match="no finite optimum"):
+            sc.fit_reward(X, V, w, loss=loss)
+        return
+    f = sc.fit_reward_certified(X, V, w, loss=loss)
+    ref = minimize(lambda t: _loss_np(rows.Z, rows.w, t, loss), np.zeros(2), method="BFGS",
+                   options={"gtol": 1e-10})
+    assert f.value <= ref.fun + 1e-12
+    if f.rank == 2:
+        assert np.linalg.norm(f.theta - ref.x) <= max(1e-5, 10 * f.radius)
+        assert f.radius < 1e-8
+        # every Pareto pair's certified sign agrees with pareto_violations
+        viol = set(sc.pareto_violations(X, V, f.theta))
+        for a, b in sc.pareto_pairs(X, V):
+            m, cert = f.margin(X[a] - X[b])
+            if cert:
+                assert ((a, b) in viol) == (m < 0)
+
+
+def test_fit_reward_hinge_is_an_lp_optimum():
+    rng = np.random.default_rng(5)
+    X, V = rng.normal(size=(6, 2)), rng.normal(size=(3, 2))
+    theta = sc.fit_reward(X, V, np.ones(3), loss="hinge")
+    rows = sc.comparison_rows(X, V, np.ones(3))
+    val = _loss_np(rows.Z, rows.w, theta, "hinge")
+    for _ in range(200):
+        assert _loss_np(rows.Z, rows.w, theta + rng.normal(scale=0.05, size=2), "hinge") >= val - 1e-9
+
+
+def test_newton_fit_vmapped_equals_single_fits():
+    rng = np.random.default_rng(3)
+    Zs = rng.normal(size=(4, 12, 3))
+    ws = rng.uniform(0.1, 1.0, size=(4, 12))
+    Zs = np.concatenate([Zs, -Zs], axis=1)
+    ws = np.concatenate([ws, ws[:, ::-1]], axis=1)
+    th, _, _ = jax.jit(jax.vmap(lambda Z, w: sc.newton_fit(Z, w, "btl")))(jnp.asarray(Zs), jnp.asarray(ws))
+    for i in range(4):
+        rows = sc.Rows(Zs[i], ws[i], -np.ones((24, 2), int), np.ones(24, bool))
+        np.testing.assert_allclose(np.asarray(th[i]), sc.fit_rows(rows, "btl").theta, atol=1e-12)
+
+
+def test_pure_jnp_linear_algebra_matches_lapack():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(6, 5, 5))
+    A = A @ A.transpose(0, 2, 1) + 0.05 * np.eye(5)
+    A[-1] = np.diag([1.0, 2.0, -2.0, 3.0, 4.0])  # indefinite
+    b = rng.normal(size=(6, 5))
+    x, lo = jax.jit(jax.vmap(lambda A, b: (sc.spd_solve(A, b), sc.eigmin_lower(A))))(jnp.asarray(A), jnp.asarray(b))
+    np.testing.assert_allclose(np.asarray(x[:-1]), np.linalg.solve(A[:-1], b[:-1][..., None])[..., 0], rtol=1e-9,
+                               atol=1e-9)
+    ev = np.linalg.eigvalsh(A)[:, 0]
+    assert np.all((ev[:-1] / 2 - 1e-12 <= np.asarray(lo[:-1])) & (np.asarray(lo[:-1]) <= ev[:-1]))
+    assert float(lo[-1]) == -np.inf and np.all(np.isnan(np.asarray(x[-1])))
+
+
+# --------------------------------------------------------------------------------------------------
+# Axioms and LCPO
+# --------------------------------------------------------------------------------------------------
+
+
+def test_pmc_and_lcpo_on_ge_and_random_instances():
+    inst = sc.ge_instance(0.6, 0.01, 2.0)
+    rank, feasible = sc.pmc_ranking(inst.candidates, inst.voters, inst.weights)
+    assert feasible and rank == sc.ranking_of(inst.candidates, inst.voters[0])
+    theta = sc.fit_reward(inst.candidates, inst.voters, inst.weights)
+    assert (5, 2) in sc.pmc_violations(inst.candidates, inst.voters, inst.weights, theta).violations
+    r = sc.lcpo(inst.candidates, inst.voters, inst.weights)
+    assert r.ranking == rank and sc.ranking_of(inst.candidates, r.theta) == rank
+    for s in range(6):
+        X, _ = sc.random_po_instance(jax.random.key(s), 7, 2.0, 0.05)
+        X = np.asarray(X)
+        out = sc.lcpo(X, np.eye(2), [0.9, 0.1])
+        ax = sc.check_ranking_axioms(X, np.eye(2), [0.9, 0.1], out.ranking)
+        assert not ax["po_violations"] and ax["pmc_holds"]
+
+
+def test_cone_test_inside_outside_and_margins():
+    V = sc.voters_from_angles((0, 90))
+    assert sc.in_cone([1, 1], V) and not sc.in_cone([1, -0.1], V)
+    assert sc.cone_coordinates([1, 1], V).margin == pytest.approx(math.sqrt(0.5))
+    V3 = sc.voters_from_angles((0, 45, 90))
+    assert sc.cone_coordinates([1, 0.2], V3).margin > 0 > sc.cone_coordinates([1, -0.2], V3).margin
+    with pytest.raises(ValueError, match="theta = 0"):
+        sc.cone_coordinates([0, 0], V)
+
+
+# --------------------------------------------------------------------------------------------------
+# Uniform coverage
+# --------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10**6), dk=st.sampled_from([(2, 2), (2, 3), (3, 2), (3, 3), (4, 3)]))
+def test_uniform_coverage_btl_direction_is_the_closed_form(seed, dk):
+    d, k = dk
+    rng = np.random.default_rng(seed)
+    V, w = np.abs(rng.normal(size=(k, d))) + 0.05, rng.uniform(0.2, 1.0, k)
+    u, rho = sc.btl_uniform_closed_form(V, w)
+    f = sc.uniform_coverage_fit(V, w)
+    assert sc.angle_deg(sc.uniform_coverage_direction(V, w), u) < 1e-6
+    assert np.linalg.norm(f.theta) == pytest.approx(rho, rel=1e-8)
+    for loss in ("hinge", "exp"):
+        assert sc.in_cone(sc.uniform_coverage_direction(V, w, loss=loss), V)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("loss", ["btl", "exp", "hinge"])
+def test_one_dimensional_reduction_equals_hemisphere_quadrature(d, loss):
+    V = sc.D3_VOTERS if d == 3 else sc.voters_from_angles((10, 60))
+    w = sc.D3_WEIGHTS if d == 3 else np.array([0.8, 0.2])
+    theta = np.array([1.3, -0.4, 0.7][:d])
+    # hinge: the midpoint rule over its kinks converges like 1/n^2 (checked at two resolutions)
+    res = 4000 if (loss == "hinge" and d == 2) else (120 if loss == "hinge" else None)
+    rows = sc.coverage_rows(V, w, loss=loss, resolution=res)
+    tol = 1e-13 if loss != "hinge" else (1e-6 if d == 2 else 4e-5)
+    if loss == "hinge" and d == 3:
+        coarse = sc.coverage_rows(V, w, loss=loss, resolution=60)
+        exact = sc.uniform_loss(theta, V, w, loss)
+        assert abs(exact - sc.loss_value(rows, theta, loss)) < abs(exact - sc.loss_value(coarse, theta, loss))
+    assert sc.uniform_loss(theta, V, w, loss) == pytest.approx(sc.loss_value(rows, theta, loss), abs=tol)
+
+
+def test_uniform_coverage_brief_angles():
+    V = sc.voters_from_angles((10, 60))
+    ang = {loss: math.degrees(math.atan2(*sc.uniform_coverage_direction(V, [0.8, 0.2], loss=loss)[::-1]))
+           for loss in sc.LOSSES}
+    # the brief prints 19.370; the closed form (angle of .8 v(10 deg) + .2 v(60 deg)) is 19.3692
+    assert ang["btl"] == pytest.approx(19.3692, abs=5e-5)
+    assert ang["hinge"] == pytest.approx(16.83, abs=5e-3)
+    assert ang["exp"] == pytest.approx(23.56, abs=5e-3)
+    _, rho = sc.btl_uniform_closed_form(sc.D3_VOTERS, sc.D3_WEIGHTS)
+    assert rho == pytest.approx(5.0547, abs=5e-5)
+
+
+def test_sampled_coverage_agrees_with_the_exact_reduction_in_d4():
+    rng = np.random.default_rng(4)
+    V, w = np.abs(rng.normal(size=(3, 4))), np.array([0.5, 0.3, 0.2])
+    exact = sc.uniform_coverage_direction(V, w, loss="exp")
+    sampled = sc.fit_rows(sc.coverage_rows(V, w, loss="exp", n_samples=50_000), "exp").theta
+    assert sc.angle_deg(exact, sampled) < 2.0  # Monte Carlo error of 5e4 directions
+
+
+def test_dose_response_thresholds_match_the_errata():
+    D, V, w, u = sc.pair_counterexample(0.9, 0.01)
+    a_fix, a_po = sc.dose_thresholds(sc.dose_problem(D, V, w, u))
+    assert a_fix == pytest.approx(0.0314, abs=5e-5) and a_po == pytest.approx(0.2600, abs=5e-5)
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad input: one-line ValueErrors that say why
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: sc.fit_reward(np.zeros((3, 2)) + np.arange(3)[:, None], np.ones((2, 3)), np.ones(2)),
+     "voters have dimension 3 but candidates have dimension 2"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1], [0, 0]], [[1, 0], [0, 1]], [1, 1]), "candidates 0 and 2 are identical"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1], [2, 0]], [[1, 0]], [1]), "no finite optimum"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1]), "one entry per voter"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, -1]), "non-negative"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, 1], loss="l2"), "loss must be one of"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, 1], degree=0), "degree must be"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[0, 0], [0, 1]], [1, 1]), "zero vector"),
+    (lambda: sc.hinge_certificate([[0, 0], [1, 2], [2, 1]], [[1, 0], [0, 1]], [1.5, 1], (0, 1)), "integers"),
+    (lambda: sc.hinge_certificate([[0, 0], [1, 2], [2, 1]], [[1, 0], [0, 1]], [1, 1], (0, 5)), "distinct indices"),
+    (lambda: sc.uniform_coverage_direction([[1, 0], [2, 0]], [1, 1]), "same way"),
+    (lambda: sc.lcpo(sc.EX7, np.eye(2), [0.9, 0.1]), "strict rankings"),
+    (lambda: sc.pareto_violations([[0, 0], [1, 1]], [[1, 0]], [1, 2, 3]), "theta has 3 entries"),
+])
+def test_bad_input_is_a_one_line_value_error(call, match):
+    with pytest.raises(ValueError, match=match) as e:
+        call()
+    assert "\n" not in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------------
+# Experiments and figures at toy size
+# --------------------------------------------------------------------------------------------------
+
+
+def test_experiments_and_figures_at_toy_size(toy_ctx):
+    ge = S.GeParams()
+    a = S.run_ge(ge, toy_ctx(ge, "social_choice", "ge_instance"))
+    assert np.all(a["margin"] < 0) and a["hinge_gap"] > 0 and np.all(a["control_margin"] > 0)
+    poly = S.PolynomialParams(n_instances=24)
+    b = S.run_polynomial(poly, toy_ctx(poly, "social_choice", "polynomial"))
+    assert b["valid"].shape == (24, 3) and b["valid"].mean() > 0.9
+    assert b["ex7_margin"][0] > 0 > b["ex7_margin"][1]
+    cov = S.CoverageParams(sample_sizes=(50, 400), narrow_sample_sizes=(50,), n_seeds=4, constant_samples=4096,
+                           dose_alphas=5, dose_resolution=32)
+    c = S.run_coverage(cov, toy_ctx(cov, "social_choice", "coverage"))
+    assert c["angle_deg"].shape == (4, 2) and np.nanmean(c["angle_deg"][:, 1]) < np.nanmean(c["angle_deg"][:, 0])
+    assert float(c["alpha_fix"]) == pytest.approx(0.0314, abs=5e-4)
+    for name, arrays, params in (("ge_instance", a, ge), ("polynomial", b, poly), ("coverage", c, cov)):
+        fig = FIG.PLOTS[name](arrays, {"config": dataclasses.asdict(params)})
+        assert fig.axes
+        matplotlib.pyplot.close(fig)

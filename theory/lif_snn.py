@@ -1,0 +1,602 @@
+"""Random LIF spiking networks through Boolean function analysis: Araya, Datres, Kutyniok, *Random Spiking
+Neural Networks are Stable and Spectrally Simple* (ICLR 2026, arXiv 2511.00904). Brief:
+``shared/papers/lif_snn.md`` (its errata override its body).
+
+The models (discrete time, static or time-varying input, JAX, vectorised over inputs and networks):
+
+* **sLIF** (``kind="slif"``): spikes in {-1, 1}. ``u_t = beta u_{t-1} + w.x_t - (theta/2)(s_{t-1} + 1)``,
+  ``s_t = sign(u_t - theta)`` with ``sign(0) = -1`` (strict ``>`` fires). The reset subtracts ``theta``
+  one step after a spike and is not multiplied by ``beta``; ``u_0 = 0``, ``s_0 = -1``. ``beta = 1``: sIF.
+* **LIF** (``kind="lif"``): the classical model, spikes in {0, 1}: ``u_t = beta u_{t-1} + w.x_t -
+  theta s_{t-1}``, ``s_t = H(u_t - theta)``. ``beta = 1``: IF. Classical models read a +-1 input in their
+  own alphabet, ``x_i = +1 -> 1``, ``x_i = -1 -> 0`` (:func:`encode_input`); on +-1 input a single IF
+  neuron would fire exactly when the sIF neuron does (the two recursions coincide, spike <-> +1).
+* **Networks**: L fully connected layers (widths ``(n_0, n_1, ..., n_L)``), weights i.i.d.
+  ``N(0, 1/fan_in)``, no bias; layer ``l`` at time ``t`` reads the spikes of layer ``l - 1`` at time ``t``.
+  **Readout**: the class is the argmax over the ``n_L`` output neurons of the spike count
+  ``sum_t 1[spike]``; **ties go to the lowest index** (class 0). A binary classifier (``n_L = 2``) is
+  the Boolean function ``f(x) = +1`` for class 0 and ``-1`` for class 1.
+* **Training**: spikes are ``H(v)`` forward and the ATan surrogate ``(alpha/2) / (1 + (pi alpha v / 2)^2)``
+  (``alpha = 2``, snnTorch's default) backward (``jax.custom_vjp``); sign spikes are ``2 H - 1``.
+
+The exact single-neuron results (float64, scipy, python-flint), with ``X = w.x`` and ``Y = w.y``
+jointly standard normal with correlation ``rho = 1 - 2d/n`` for inputs at Hamming distance ``d``
+(``||x||^2 = n``):
+
+* t = 1 flip probability ``2[Q(theta) - P(X > theta, Y > theta)] = 4 T(theta, sqrt(d / (n - d)))`` with
+  Owen's T function (``Phi_2(h, h; rho) = Phi(h) - 2 T(h, sqrt((1 - rho)/(1 + rho)))``); at
+  ``theta = 0`` it is ``arccos(rho)/pi``. Under the paper's noise model (each bit flipped with
+  probability ``nu``) it is the ``Bin(n, nu)`` mixture over ``d``; ``rho = 1 - 2 nu`` is its large-n limit.
+* For ``beta = 1`` and static input the spike train depends on ``X`` only and ``s_t`` is a step function
+  of ``X`` with jumps at points ``theta m / j`` (``j <= t``), so every ``P[s_t(x) != s_t(y)]`` is a finite
+  sum of bivariate-normal orthant probabilities (:func:`static_flip_probabilities`).
+* Expected level weights of one random neuron from the distance kernel ``G(d) = 1 - 2 P_flip(d)`` by
+  Krawtchouk inversion in ball arithmetic (:func:`expected_level_weights`).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import flint
+import jax
+import jax.numpy as jnp
+import numpy as np
+from scipy import special, stats
+
+from theory import boolean
+from theory.numerics import check_int, check_real, float64
+
+Kind = Literal["slif", "lif"]
+KINDS = ("slif", "lif")
+SURROGATE_ALPHA = 2.0  # ATan surrogate width (snnTorch default)
+PMF_FLOOR = 1e-20  # Bin(n, nu) outcomes below this probability are left out of the exact mixtures
+MAX_EXACT_N = 1000  # expected_level_weights: ~n^3.5 work (0.1 s at n = 100, 6 s at 500, ~1 min at 1000)
+
+# ---------------------------------------------------------------------------------------------------
+# Argument checks
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_kind(kind) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return kind
+
+
+def _check_model(theta, beta, T, kind):
+    theta = check_real(theta, "theta", ge=0.0)
+    beta = check_real(beta, "beta", ge=0.0, le=1.0)
+    T = check_int(T, "T", ge=1)
+    return theta, beta, T, _check_kind(kind)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact single-neuron flip probabilities (t = 1)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _owen_t(h, a):
+    """Owen's T(h, a) with ``a = inf`` allowed: ``T(h, inf) = Q(|h|) / 2``."""
+    h, a = np.broadcast_arrays(np.asarray(h, np.float64), np.asarray(a, np.float64))
+    out = np.where(np.isinf(a), 0.5 * stats.norm.sf(np.abs(h)), 0.0)
+    fin = ~np.isinf(a)
+    out[fin] = special.owens_t(h[fin], a[fin])
+    return out
+
+
+def flip_probability_at_distance(n, d, theta):
+    """Exact ``P_w[s_1(x) != s_1(y)]`` for one sLIF neuron (``w ~ N(0, I_n / n)``) and fixed inputs at
+    Hamming distance ``d``: ``2[Q(theta) - P(X > theta, Y > theta; rho)] = 4 T(theta, sqrt(d/(n - d)))``,
+    ``rho = 1 - 2d/n`` (``arccos(rho)/pi`` at ``theta = 0``).
+
+    Args:
+      n: input dimension (>= 1). d: an int or an integer array in ``[0, n]``. theta: threshold (real).
+    Returns:
+      A float for scalar ``d``, else float64 ``[*d.shape]``.
+    Raises:
+      TypeError, ValueError: ``n`` or ``d`` not integers in range, ``theta`` not finite.
+    Source: Araya et al., Theorem 1's base case (proof for t = 1); Owen (1956) for Phi_2(h, h; rho).
+    """
+    n = check_int(n, "n", ge=1)
+    theta = check_real(theta, "theta")
+    d_arr = np.asarray(d)
+    if d_arr.ndim == 0:
+        d_arr = np.asarray(check_int(d, "d", ge=0, le=n))
+    elif not np.issubdtype(d_arr.dtype, np.integer) or np.any(d_arr < 0) or np.any(d_arr > n):
+        raise ValueError(f"d must hold integers in [0, {n}]")
+    d64 = d_arr.astype(np.float64)
+    with np.errstate(divide="ignore"):
+        a = np.sqrt(d64 / (n - d64))
+    out = 4.0 * _owen_t(theta, a)
+    return float(out) if d_arr.ndim == 0 else out
+
+
+def _binomial_support(n: int, nu: float) -> tuple[np.ndarray, np.ndarray]:
+    """Outcomes ``d`` of ``Bin(n, nu)`` with probability above :data:`PMF_FLOOR`, and their probabilities."""
+    d = np.arange(n + 1)
+    pmf = stats.binom.pmf(d, n, nu)
+    keep = pmf > PMF_FLOOR
+    return d[keep], pmf[keep]
+
+
+def single_neuron_flip_probability(n, theta, nu) -> float:
+    """Exact t = 1 flip probability of one random sLIF neuron under the paper's noise model: ``x``
+    uniform on {-1,1}^n (it does not matter: ``w.x ~ N(0, 1)`` for every ``x``), each bit flipped
+    independently with probability ``nu``, ``w ~ N(0, I_n / n)``. It is the ``Bin(n, nu)`` mixture of
+    :func:`flip_probability_at_distance` (outcomes below probability 1e-20 left out); the plug-in
+    ``rho = 1 - 2 nu`` (:func:`plugin_flip_probability`) is only its large-n limit (+1.1% at n = 100,
+    nu = 0.1).
+
+    Args:
+      n: input dimension (int >= 1). theta: threshold (real). nu: flip probability in [0, 1].
+    Returns:
+      The probability, a float.
+    Raises:
+      TypeError, ValueError: ``n`` not an integer >= 1, ``theta`` not finite, ``nu`` outside [0, 1].
+    Source: Araya et al., Theorem 1 (t = 1, static input); brief §3 and errata.
+    """
+    n = check_int(n, "n", ge=1)
+    theta = check_real(theta, "theta")
+    nu = check_real(nu, "nu", ge=0.0, le=1.0)
+    d, pmf = _binomial_support(n, nu)
+    return float(np.sum(pmf * flip_probability_at_distance(n, d, theta)))
+
+
+def plugin_flip_probability(theta, nu) -> float:
+    """The large-n limit of :func:`single_neuron_flip_probability`: ``rho = 1 - 2 nu`` plugged into the
+    t = 1 formula, ``4 T(theta, sqrt(nu / (1 - nu)))``; about ``(2/pi) exp(-theta^2/2) sqrt(nu)`` for
+    small ``nu``. Raises ValueError: ``nu`` outside [0, 1]. Source: brief §3 (Theorem 1, [derived])."""
+    theta = check_real(theta, "theta")
+    nu = check_real(nu, "nu", ge=0.0, le=1.0)
+    a = math.inf if nu == 1.0 else math.sqrt(nu / (1.0 - nu))
+    return float(4.0 * _owen_t(theta, a))
+
+
+def if_plugin_flip_probability(theta, nu) -> float:
+    """Large-n limit of the t = 1 flip probability of one IF/LIF neuron reading a uniform {0, 1} input
+    (``x_i = +1 -> 1``) with each bit flipped with probability ``nu``: ``w.x`` and ``w.y`` tend to normals
+    of variance 1/2 with correlation ``1 - nu`` (``|x| ~ n/2``, ``|x and y| ~ n (1 - nu)/2``), so
+    ``P = 4 T(theta sqrt2, sqrt(nu / (2 - nu)))``. Raises ValueError: ``nu`` outside [0, 1].
+    Source: ours (the paper's IF baseline has no formula); the {0, 1} analogue of the sLIF plug-in."""
+    theta = check_real(theta, "theta")
+    nu = check_real(nu, "nu", ge=0.0, le=1.0)
+    return float(4.0 * _owen_t(theta * math.sqrt(2.0), math.sqrt(nu / (2.0 - nu))))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact expected level weights of one random neuron (Krawtchouk inversion in ball arithmetic)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _owen_t_arb(h: float, num: int, den: int):
+    """Owen's ``T(h, sqrt(num/den))`` as a python-flint ``arb`` at the current precision (``den = 0``:
+    ``a = inf``). ``h`` is a float (converted exactly)."""
+    harb = flint.arb(h)
+    if den == 0:
+        return (flint.arb(abs(h)) / flint.arb(2).sqrt()).erfc() / 4
+    a = (flint.arb(num) / flint.arb(den)).sqrt()
+    if h == 0.0:
+        return a.atan() / (2 * flint.arb.pi())
+    h2 = harb * harb
+
+    def f(x, _analytic):  # meromorphic (poles at +-i), so the analytic flag needs no handling
+        one_x2 = 1 + x * x
+        return (-(h2 * one_x2) / 2).exp() / one_x2
+
+    return flint.acb.integral(f, 0, a).real / (2 * flint.arb.pi())
+
+
+def distance_kernel(n, theta, prec: int | None = None) -> list:
+    """``G(d) = E_w[f(x) f(y)] = 1 - 8 T(theta, sqrt(d/(n - d)))`` for one random sLIF neuron at t = 1
+    and inputs at Hamming distance ``d = 0..n``, as python-flint ``arb`` balls at ``prec`` bits
+    (default ``2n + 64``). Source: brief §4 (the Krawtchouk check), Owen (1956)."""
+    n = check_int(n, "n", ge=1)
+    theta = check_real(theta, "theta")
+    prec = 2 * n + 64 if prec is None else check_int(prec, "prec", ge=53)
+    with flint.ctx.workprec(prec):
+        return [1 - 8 * _owen_t_arb(theta, d, n - d) for d in range(n + 1)]
+
+
+def expected_level_weights(n, theta) -> np.ndarray:
+    """Exact expected level weights ``E_w W^k[f_w]``, ``k = 0..n``, of one random sLIF neuron at t = 1,
+    ``f_w(x) = sign(w.x - theta)``, ``w ~ N(0, I_n / n)``.
+
+    By symmetry ``E_w fhat(S)^2`` depends on ``|S|`` only, and ``E W^k = 2^-n sum_d C(n, d) K_k(d) G(d)``
+    with the distance kernel ``G`` (:func:`distance_kernel`) and Krawtchouk polynomials ``K_k``
+    (:func:`theory.boolean.level_weights_from_kernel`). The sum cancels about ``n`` bits, so it runs in
+    python-flint ball arithmetic at ``2n + 64`` bits (float64 is wrong beyond n ~ 40); every returned
+    value is certified to 1e-15 absolute.
+
+    Args:
+      n: input dimension, an int in [1, MAX_EXACT_N]. theta: threshold (real).
+    Returns:
+      ``[n + 1]`` float64, summing to 1 (Parseval); only odd levels are non-zero at ``theta = 0`` (a ball
+      that contains 0 is returned as exactly 0).
+    Raises:
+      TypeError, ValueError: ``n`` not an integer in range, ``theta`` not finite.
+      ArithmeticError: a ball wider than 1e-15 (cannot happen at the precision used; never silent).
+    Source: brief §4 "Expected level weights of one random sLIF neuron (t = 1)" (the paper's
+    spectral-simplicity setting, Corollary 1, for L = 1, T = 1).
+    """
+    n = check_int(n, "n", ge=1, le=MAX_EXACT_N)
+    theta = check_real(theta, "theta")
+    prec = 2 * n + 64
+    with flint.ctx.workprec(prec):
+        weights = boolean.level_weights_from_kernel(distance_kernel(n, theta, prec), n)
+        # A ball containing 0 is an exact zero (the even levels at theta = 0) to within its radius.
+        out = np.array([0.0 if abs(float(w.mid())) <= float(w.rad()) else float(w.mid()) for w in weights])
+        worst = max(float(w.rad()) for w in weights)
+    if not worst < 1e-15:
+        raise ArithmeticError(f"expected_level_weights: ball radius {worst:.2e} at n = {n}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The models (JAX)
+# ---------------------------------------------------------------------------------------------------
+
+
+@jax.custom_vjp
+def heaviside(v: jax.Array) -> jax.Array:
+    """``H(v) = 1[v > 0]`` (so ``H(0) = 0``) with the ATan surrogate gradient
+    ``(alpha/2) / (1 + (pi alpha v / 2)^2)``, ``alpha = SURROGATE_ALPHA``. Shape and dtype of ``v``.
+    Source: snnTorch's ``surrogate.atan`` (the paper's surrogate is not stated; brief pitfall 8)."""
+    v = jnp.asarray(v)
+    return (v > 0).astype(v.dtype)
+
+
+def _heaviside_fwd(v):
+    return heaviside(v), v
+
+
+def _heaviside_bwd(v, g):
+    a = SURROGATE_ALPHA
+    return (g * (a / 2) / (1 + (jnp.pi * a * v / 2) ** 2),)
+
+
+heaviside.defvjp(_heaviside_fwd, _heaviside_bwd)
+
+
+def encode_input(x: jax.Array, kind: Kind) -> jax.Array:
+    """A +-1 input in the model's alphabet: unchanged for sLIF, ``(x + 1) / 2`` in {0, 1} for LIF."""
+    return x if _check_kind(kind) == "slif" else (x + 1) / 2
+
+
+def _step(u, fired, drive, theta, beta, kind):
+    """One neuron update: ``u_t = beta u_{t-1} + drive - theta * fired_{t-1}``; returns
+    ``(u_t, fired_t, spike_t)`` with ``fired = H(u - theta)`` and spike in the kind's alphabet."""
+    u = beta * u + drive - theta * fired
+    fired = heaviside(u - theta)
+    return u, fired, (2 * fired - 1 if kind == "slif" else fired)
+
+
+def static_neuron_spikes(drive: jax.Array, theta, beta, T, kind: Kind = "slif") -> jax.Array:
+    """Spike trains of neurons with constant input current ``drive`` (``= w.x`` for a static input).
+
+    Args:
+      drive: ``[...]`` currents. theta >= 0, beta in [0, 1], T >= 1 steps, kind ``"slif"`` | ``"lif"``.
+    Returns:
+      ``[T, ...]`` spikes (+-1 for sLIF, {0, 1} for LIF) in ``drive``'s dtype.
+    Raises:
+      TypeError, ValueError: a bad ``theta``, ``beta``, ``T`` or ``kind``.
+    Source: Araya et al. §2 (sLIF dynamics); brief §1.
+    """
+    theta, beta, T, kind = _check_model(theta, beta, T, kind)
+    drive = jnp.asarray(drive)
+
+    def body(carry, _):
+        u, fired = carry
+        u, fired, s = _step(u, fired, drive, theta, beta, kind)
+        return (u, fired), s
+
+    zero = jnp.zeros_like(drive)
+    return jax.lax.scan(body, (zero, zero), None, length=T)[1]
+
+
+def init_weights(key: jax.Array, widths: Sequence[int], dtype=jnp.float32) -> tuple[jax.Array, ...]:
+    """Weights of an L-layer fully connected network, ``W_l ~ N(0, 1/fan_in)``, no bias.
+
+    Args:
+      key: a ``jax.random`` key. widths: ``(n_0, n_1, ..., n_L)``, each >= 1, ``L >= 1``.
+      dtype: float dtype of the weights.
+    Returns:
+      ``L`` arrays, ``W_l`` of shape ``[n_{l-1}, n_l]``.
+    Raises:
+      ValueError: fewer than two widths or a width < 1.
+    Source: Araya et al. §2 (Gaussian initialisation, variance 1/fan_in).
+    """
+    widths = [check_int(w, "width", ge=1) for w in widths]
+    if len(widths) < 2:
+        raise ValueError(f"widths must list n_0, ..., n_L with L >= 1, got {widths}")
+    sizes = [a * b for a, b in itertools.pairwise(widths)]
+    z = jax.random.normal(key, (sum(sizes),), dtype)  # one draw: one random-number site to compile
+    ends = np.cumsum(sizes)
+    return tuple(z[e - m:e].reshape(a, b) / math.sqrt(a)
+                 for e, m, a, b in zip(ends, sizes, widths[:-1], widths[1:]))
+
+
+def layer_spikes(drive: jax.Array, theta, beta, kind: Kind = "slif") -> jax.Array:
+    """Spike trains of one layer of neurons from their input currents, one recursion step per entry of
+    the leading axis.
+
+    Args:
+      drive: ``[T, ..., n]`` currents ``W^T s^{(l-1)}_t`` (repeat a static current along the first axis).
+      theta >= 0, beta in [0, 1], kind ``"slif"`` | ``"lif"``.
+    Returns:
+      ``[T, ..., n]`` spikes (+-1 for sLIF, {0, 1} for LIF).
+    Raises:
+      TypeError, ValueError: a bad ``theta``, ``beta`` or ``kind``.
+    Source: Araya et al. §2 (the sLIF recursion); brief §1.
+    """
+
+    def body(carry, d):
+        u, fired = carry
+        u, fired, s = _step(u, fired, d, theta, beta, kind)
+        return (u, fired), s
+
+    theta, beta, _, kind = _check_model(theta, beta, 1, kind)
+    zero = jnp.zeros(drive.shape[1:], drive.dtype)
+    return jax.lax.scan(body, (zero, zero), drive)[1]
+
+
+def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind: Kind = "slif",
+                static: bool = True, return_all: bool = False):
+    """Spike trains of an L-layer sLIF/LIF network.
+
+    Layer by layer: the currents of all ``T`` steps are one matrix product, then the neuron recursion
+    scans over time (a static input's current is computed once and held).
+
+    Args:
+      weights: ``L`` arrays ``[n_{l-1}, n_l]`` (:func:`init_weights`); vmap over a stacked ensemble.
+      x: ``[..., n_0]`` static input (the same at every step), or ``[T, ..., n_0]`` with ``static=False``;
+        already in the model's alphabet (:func:`encode_input`).
+      theta >= 0, beta in [0, 1], T >= 1, kind ``"slif"`` | ``"lif"``.
+      return_all: return every layer's spike trains, not only the last.
+    Returns:
+      ``[T, ..., n_L]`` spikes of the last layer (+-1 or {0, 1}); with ``return_all`` a tuple of ``L``
+      arrays ``[T, ..., n_l]``.
+    Raises:
+      TypeError, ValueError: bad model parameters, or a dynamic input whose first axis is not ``T``.
+    Source: Araya et al. §2 (layer l reads layer l - 1's spikes at the same step); brief §1.
+    """
+    theta, beta, T, kind = _check_model(theta, beta, T, kind)
+    x = jnp.asarray(x)
+    if not static and x.shape[0] != T:
+        raise ValueError(f"a dynamic input needs a leading time axis of length T = {T}, got {x.shape}")
+    drive = x @ weights[0]
+    if static:
+        drive = jnp.broadcast_to(drive, (T,) + drive.shape)
+    layers = []
+    for l, w in enumerate(weights):
+        if l:
+            drive = layers[-1] @ w
+        layers.append(layer_spikes(drive, theta, beta, kind))
+    return tuple(layers) if return_all else layers[-1]
+
+
+def run_stack(weights: jax.Array, x: jax.Array, theta, beta, T, kind: Kind = "slif") -> jax.Array:
+    """Every layer's spike trains of an equal-width network whose weights are stacked, one compiled
+    layer scanned ``L`` times (what :func:`run_network` computes, for ``n_0 = n_1 = ... = n_L``).
+
+    Args:
+      weights: ``[L, n, n]``. x: ``[..., n]`` static input in the model's alphabet.
+      theta >= 0, beta in [0, 1], T >= 1, kind ``"slif"`` | ``"lif"``.
+    Returns:
+      ``[L, T, ..., n]``: entry ``l`` holds the spikes of layer ``l + 1``.
+    Raises:
+      TypeError, ValueError: bad model parameters.
+    Source: as :func:`run_network`.
+    """
+    theta, beta, T, kind = _check_model(theta, beta, T, kind)
+    x = jnp.asarray(x)
+    first = layer_spikes(jnp.broadcast_to(x @ weights[0], (T,) + x.shape[:-1] + (weights.shape[-1],)),
+                   theta, beta, kind)
+
+    def body(inp, w):
+        out = layer_spikes(inp @ w, theta, beta, kind)
+        return out, out
+
+    rest = jax.lax.scan(body, first, weights[1:])[1]
+    return jnp.concatenate([first[None], rest], axis=0)
+
+
+def random_stack_spikes(key: jax.Array, depth: int, x: jax.Array, theta, beta, T, kind: Kind = "slif",
+                        dtype=jnp.float32) -> jax.Array:
+    """Every layer's spike trains of a random equal-width network (``depth`` layers ``n -> n``), layer
+    ``l``'s weights ``N(0, 1/n)`` drawn from ``fold_in(key, l)`` inside the layer scan, so that only one
+    ``[n, n]`` matrix is ever held (what a width-10^4 ensemble needs).
+
+    Args:
+      key: a ``jax.random`` key. depth: number of layers (>= 1). x: ``[..., n]`` static input in the
+        model's alphabet. theta >= 0, beta in [0, 1], T >= 1, kind ``"slif"`` | ``"lif"``; dtype of weights.
+    Returns:
+      ``[depth, T, ..., n]``: entry ``l`` holds the spikes of layer ``l + 1``.
+    Raises:
+      TypeError, ValueError: bad model parameters or ``depth < 1``.
+    Source: as :func:`run_network`, with the initialisation of :func:`init_weights`.
+    """
+    depth = check_int(depth, "depth", ge=1)
+    theta, beta, T, kind = _check_model(theta, beta, T, kind)
+    x = jnp.asarray(x, dtype)
+    n = x.shape[-1]
+
+    def body(inp, l):
+        w = jax.random.normal(jax.random.fold_in(key, l), (n, n), dtype) / math.sqrt(n)
+        out = layer_spikes(inp @ w, theta, beta, kind)
+        return out, out
+
+    # The static input enters as the same vector at every step (identical dynamics), so that all layers
+    # share one scanned body.
+    return jax.lax.scan(body, jnp.broadcast_to(x, (T,) + x.shape), jnp.arange(depth))[1]
+
+
+def spike_counts(spikes: jax.Array, kind: Kind = "slif") -> jax.Array:
+    """Number of spikes per neuron, ``sum_t 1[spike]``: ``[T, ..., n] -> [..., n]`` (differentiable
+    through the surrogate)."""
+    return jnp.sum((spikes + 1) / 2 if _check_kind(kind) == "slif" else spikes, axis=0)
+
+
+def classify(counts: jax.Array) -> jax.Array:
+    """Argmax readout ``[..., n_L] -> [...]`` int; ties go to the lowest index (class 0).
+    Source: Araya et al. §2, f^{L,T}(x) = argmax_i sum_t s_{t,i}; the tie rule is ours (brief pitfall 4)."""
+    return jnp.argmax(counts, axis=-1)
+
+
+def binary_readout(counts: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """A 2-output classifier as a Boolean function: ``f = +1`` for class 0 (``count_0 >= count_1``, ties
+    included) and ``-1`` for class 1, and the tie indicator. ``[..., 2] -> ([...], [...] bool)``."""
+    return jnp.where(counts[..., 0] >= counts[..., 1], 1, -1), counts[..., 0] == counts[..., 1]
+
+
+def network_table(weights: Sequence[jax.Array], n, theta, beta, T, kind: Kind = "slif",
+                  chunk: int = 1 << 14) -> tuple[np.ndarray, np.ndarray]:
+    """The Boolean function of a binary (``n_L = 2``) static-input network on all of {-1,1}^n.
+
+    Returns:
+      ``(table [2^n] float64 in {-1, 1}, ties [2^n] bool)``, table order of :mod:`theory.boolean`.
+    Raises:
+      ValueError: ``n`` differs from the input width, or the output width is not 2.
+    """
+    n = check_int(n, "n", ge=1, le=boolean.MAX_N)
+    if weights[0].shape[0] != n or weights[-1].shape[1] != 2:
+        raise ValueError(f"need input width {n} and 2 outputs, got {weights[0].shape[0]} and "
+                         f"{weights[-1].shape[1]}")
+    pts = boolean.cube(n)
+    tables, ties = [], []
+    for s in range(0, pts.shape[0], chunk):
+        x = encode_input(jnp.asarray(pts[s:s + chunk], weights[0].dtype), kind)
+        f, tie = binary_readout(spike_counts(run_network(weights, x, theta, beta, T, kind), kind))
+        tables.append(np.asarray(f))
+        ties.append(np.asarray(tie))
+    return np.concatenate(tables).astype(np.float64), np.concatenate(ties)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exact multi-step flip probabilities of a static sIF / IF neuron (beta = 1)
+# ---------------------------------------------------------------------------------------------------
+
+
+def spike_set(theta, t, kind: Kind = "slif") -> tuple[np.ndarray, np.ndarray]:
+    """The set of constant currents ``X`` at which a ``beta = 1`` neuron spikes at step ``t``, as a
+    step function ``1[spike_t(X)] = sum_i c_i 1[X > b_i]``.
+
+    For ``beta = 1`` the potential is ``u_t = t X - theta N_{t-1}`` (``N``: spikes so far), so the spike at
+    ``t`` is the event ``X > theta (N_{t-1} + 1) / t`` and, by induction, ``spike_t`` is constant between
+    consecutive points ``theta m / j`` (``1 <= j <= t``). The jumps are read off the model itself
+    (:func:`static_neuron_spikes`, float64) at the midpoints.
+
+    Args:
+      theta: threshold > 0. t: step (>= 1). kind: ``"slif"`` or ``"lif"`` (identical spike times).
+    Returns:
+      ``(b [m], c [m])``: increasing breakpoints and jumps in {-1, +1}.
+    Raises:
+      TypeError, ValueError: ``theta <= 0``, ``t < 1`` or a bad kind.
+    Source: brief §1 ([derived] N_t = min(t, floor(t X / theta))) and errata (switch points).
+    """
+    theta = check_real(theta, "theta", gt=0.0)
+    t = check_int(t, "t", ge=1)
+    b, c = _spike_set(theta, t, _check_kind(kind))
+    return b.copy(), c.copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _spike_set(theta: float, t: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    cand = np.unique(np.array([theta * m / j for j in range(1, t + 1) for m in range(j + 2)]))
+    probe = np.concatenate([[cand[0] - 1.0], (cand[:-1] + cand[1:]) / 2, [cand[-1] + 1.0]])
+    with float64():
+        fired = np.asarray(static_neuron_spikes(jnp.asarray(probe), theta, 1.0, t, kind))[t - 1]
+    fired = (fired > 0).astype(np.int64) if kind == "slif" else fired.astype(np.int64)
+    jumps = np.diff(fired)
+    keep = jumps != 0
+    if fired[0] != 0:
+        raise AssertionError("a beta = 1 neuron with theta > 0 cannot fire at a negative current")
+    return cand[keep], jumps[keep].astype(np.float64)
+
+
+def _upper_orthant(h: np.ndarray, k: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """``P(X > h, Y > k)`` for standard normals with correlation ``rho``, for ``h, k > 0`` (broadcast),
+    ``-1 <= rho <= 1``; Owen's formula with both T terms (hk > 0, so no half-correction)."""
+    r = np.sqrt(np.maximum(1.0 - rho * rho, 0.0))
+    q = 0.5 * (stats.norm.sf(h) + stats.norm.sf(k))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a1, a2 = (k - rho * h) / (h * r), (h - rho * k) / (k * r)
+        general = q - _owen_t(h, a1) - _owen_t(k, a2)
+    # rho = 1: Y = X, so P = Q(max(h, k)); rho = -1: Y = -X, and X > h > 0 excludes -X > k > 0.
+    degenerate = np.where(rho > 0, stats.norm.sf(np.maximum(h, k)), 0.0)
+    return np.where(r == 0, degenerate, general)
+
+
+def _flip_given_set(b: np.ndarray, c: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """``P[1_A(X) != 1_A(Y)] = 2 (P(X in A) - P(X in A, Y in A))`` for ``1_A = sum_i c_i 1[. > b_i]``,
+    vectorised over ``rho [D]``."""
+    p_a = float(np.sum(c * stats.norm.sf(b)))
+    both = np.einsum("i,j,dij->d", c, c, _upper_orthant(b[None, :, None], b[None, None, :],
+                                                         rho[:, None, None]))
+    return 2.0 * (p_a - both)
+
+
+def static_flip_probabilities(n, theta, nu, T, kind: Kind = "slif") -> np.ndarray:
+    """Exact ``P[s_t(x) != s_t(y)]``, ``t = 1..T``, for one random ``beta = 1`` neuron (sIF, or IF on
+    +-1 input, whose spike times are the same) with static input, ``w ~ N(0, I_n/n)``, each input bit
+    flipped with probability ``nu``: the ``Bin(n, nu)`` mixture over the distance ``d`` of
+    ``P[1_{A_t}(X) != 1_{A_t}(Y)]``, ``A_t`` from :func:`spike_set`, ``rho = 1 - 2d/n``.
+
+    Args:
+      n: input dimension (>= 1). theta: threshold (>= 0; at 0 every step spikes iff X > 0). nu: flip
+        probability in [0, 1]. T: steps (>= 1). kind: ``"slif"`` | ``"lif"``.
+    Returns:
+      ``[T]`` float64; entry ``t - 1`` is the flip probability at step ``t`` (entry 0 equals
+      :func:`single_neuron_flip_probability`).
+    Raises:
+      TypeError, ValueError: an argument out of range.
+    Source: Araya et al., Theorem 1 (beta = 1, static input): the quantity it bounds, computed exactly.
+    """
+    n = check_int(n, "n", ge=1)
+    theta = check_real(theta, "theta", ge=0.0)
+    nu = check_real(nu, "nu", ge=0.0, le=1.0)
+    T = check_int(T, "T", ge=1)
+    _check_kind(kind)
+    d, pmf = _binomial_support(n, nu)
+    if theta == 0.0:
+        return np.full(T, float(np.sum(pmf * flip_probability_at_distance(n, d, 0.0))))
+    rho = 1.0 - 2.0 * d / n
+    out = np.empty(T)
+    for t in range(1, T + 1):
+        b, c = spike_set(theta, t, kind)
+        out[t - 1] = float(np.sum(pmf * _flip_given_set(b, c, rho)))
+    return out
+
+
+def static_firing_rates(theta, T, kind: Kind = "slif") -> np.ndarray:
+    """``P[neuron spikes at step t]``, ``t = 1..T``, for ``beta = 1``, static input, ``X ~ N(0, 1)``:
+    ``sum_i c_i Q(b_i)`` (``Q(theta) = 0.309`` at ``t = 1``, ``theta = 0.5``). Returns ``[T]``.
+    Source: brief §1 ([derived] firing rates)."""
+    T = check_int(T, "T", ge=1)
+    out = []
+    for t in range(1, T + 1):
+        b, c = spike_set(theta, t, kind)
+        out.append(float(np.sum(c * stats.norm.sf(b))))
+    return np.asarray(out)
+
+
+def small_noise_constants(theta, T, kind: Kind = "slif") -> np.ndarray:
+    """``lim_{nu -> 0} P_t / sqrt(nu)`` for the plug-in (large-n) static ``beta = 1`` neuron, ``t = 1..T``:
+    a flip needs a breakpoint between ``X`` and ``Y``, ``E|X - Y| = 2 sqrt(nu) sqrt(2/pi)``, so the limit is
+    ``2 sqrt(2/pi) sum_i phi(b_i)`` over the breakpoints of :func:`spike_set` (0.562 at t = 1, theta = 0.5,
+    ``= (2/pi) exp(-theta^2/2)``). Returns ``[T]``. Source: brief errata (0.56, 0.62, 1.85, ..., 10.4)."""
+    T = check_int(T, "T", ge=1)
+    return np.asarray([2.0 * math.sqrt(2.0 / math.pi) * float(np.sum(stats.norm.pdf(spike_set(theta, t, kind)[0])))
+                       for t in range(1, T + 1)])
+
+
+def theorem2_width_exponent(L) -> float:
+    """The exponent of ``n`` in Theorem 2's bound at ``nu = c / sqrt(n)``: the bound is
+    ``~ nu^(1 / 2^(2L+1))`` up to polylog factors, i.e. ``n^(-1 / 2^(2L+2))`` (-1/16, -1/64, -1/256 for
+    L = 1, 2, 3). Raises ValueError: ``L < 1``. Source: Araya et al., Theorem 2; brief §3."""
+    L = check_int(L, "L", ge=1)
+    return -1.0 / 2 ** (2 * L + 2)

@@ -1,0 +1,319 @@
+"""Axioms of linear social choice and the axiomatic rule LCPO.
+
+* Pareto optimality (PO; Ge et al. 2024 Section 2): if every voter prefers a to b, the output ranks a
+  strictly above b. :func:`pareto_pairs`, :func:`pareto_violations`.
+* Whole-space PO (Hollender & Kraiczy, ICLR 2026, §5; brief §2): for every direction x with
+  ``<v_i, x> > 0`` for all i, ``<theta, x> > 0``. With a nonempty comparison set this holds exactly when
+  theta lies in the cone of the voters minus {0}; tested by non-negative least squares
+  (:func:`cone_coordinates`, :func:`in_cone`).
+* Pairwise majority consistency (PMC; Ge et al. Section 2): if the pairwise majority relation is a
+  ranking that some theta induces, the rule must output it (:func:`majority_matrix`,
+  :func:`pmc_ranking`, :func:`pmc_violations`).
+* LCPO, leximax Copeland subject to PO (Ge et al. Section 4, Theorem 4.3): built top-down; each position
+  takes, among the candidates whose placement there keeps "the prefix above everything else, every
+  Pareto pair respected" feasible for a linear reward (an LP ``<theta, x_a - x_b> >= 1`` per constraint),
+  one with the highest Copeland score (ties to the lower index). O(|C|^2) LPs. Defined on finite
+  candidate sets with strict rankings only (brief, Errata): a voter tie is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog, nnls
+
+from theory.social_choice.model import (
+    EPS,
+    as_points,
+    check_degree,
+    lift,
+    pair_index,
+    validate,
+    vote_signs,
+)
+
+
+def _sign_matrix(X, V) -> np.ndarray:
+    """``[n, n, k]`` exact signs of ``<v_i, x_a - x_b>``."""
+    n = X.shape[0]
+    pairs = pair_index(n)
+    s = vote_signs(X, V, pairs)
+    out = np.zeros((n, n, V.shape[0]), np.int64)
+    out[pairs[:, 0], pairs[:, 1]] = s
+    out[pairs[:, 1], pairs[:, 0]] = -s
+    return out
+
+
+def pareto_pairs(candidates, voters) -> list[tuple[int, int]]:
+    """Pairs ``(a, b)`` that every voter strictly prefers a to b (exact signs).
+
+    Args: candidates ``[n, d]``; voters ``[k, d]``.
+    Raises: ValueError as :func:`model.validate`.
+    """
+    X, V, _ = validate(candidates, voters)
+    S = _sign_matrix(X, V)
+    a, b = np.nonzero(np.all(S > 0, axis=2))
+    return [(int(i), int(j)) for i, j in zip(a, b)]
+
+
+def pareto_violations(candidates, voters, theta, *, degree: int = 1) -> list[tuple[int, int]]:
+    """Index pairs ``(a, b)`` where every voter prefers a but the reward ranks b strictly above a.
+
+    Args:
+      candidates: ``[n, d]``; voters: ``[k, d]``; theta: ``[p]`` reward parameters (monomial order of
+        :func:`model.monomial_exponents`); degree: the reward's degree.
+    Returns: the list of pairs (empty when the reward is Pareto optimal on the candidate set).
+    Raises: ValueError: mismatched dimensions, duplicate candidates, a theta of the wrong length.
+    Source: Ge et al. 2024, Section 2 (Pareto optimality).
+    """
+    degree = check_degree(degree)
+    X, V, _ = validate(candidates, voters)
+    F = lift(X, degree)
+    th = np.asarray(theta, np.float64).reshape(-1)
+    if th.shape[0] != F.shape[1]:
+        raise ValueError(f"theta has {th.shape[0]} entries, degree {degree} in dimension {X.shape[1]} needs "
+                         f"{F.shape[1]}")
+    r = F @ th
+    return [(a, b) for a, b in pareto_pairs(X, V) if r[b] > r[a]]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Whole-space Pareto optimality
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConeTest:
+    """Whether theta lies in cone(v_1..v_k) (whole-space PO, brief §2).
+
+    Attributes:
+      coords: ``[k]`` non-negative coefficients lambda of the NNLS fit ``theta ~ sum lambda_i v_hat_i``.
+      residual: ``|theta - sum lambda_i v_hat_i| / |theta|``: the sine of theta's angle to the cone
+        (0 inside).
+      inside: residual below ``tol``.
+      margin: signed depth: outside, ``-residual``; inside, ``max min_i lambda_i`` over all
+        representations ``theta / |theta| = sum_i lambda_i v_hat_i`` (an LP; for voters forming a basis,
+        the smallest cone coordinate). Positive exactly in the interior of the cone.
+    """
+
+    coords: np.ndarray
+    residual: float
+    inside: bool
+    margin: float
+
+
+def cone_coordinates(theta, voters, tol: float = 1e-9) -> ConeTest:
+    """NNLS test of ``theta`` in the cone of the unit voters (whole-space PO; H&K §5, brief §2).
+
+    Args: theta ``[d]`` nonzero; voters ``[k, d]``.
+    Raises: ValueError: zero theta, mismatched dimension.
+    """
+    th = np.asarray(theta, np.float64).reshape(-1)
+    V = as_points(voters, "voters")
+    if V.shape[1] != th.shape[0]:
+        raise ValueError(f"voters have dimension {V.shape[1]} but theta has {th.shape[0]}")
+    nt = float(np.linalg.norm(th))
+    if nt == 0:
+        raise ValueError("theta = 0 ranks nothing (whole-space PO needs theta != 0)")
+    Vh = V / np.linalg.norm(V, axis=1, keepdims=True)
+    lam, res = nnls(Vh.T, th / nt)
+    inside = res <= tol
+    margin = -float(res)
+    if inside:
+        k = V.shape[0]
+        # maximise t subject to Vh^T lambda = theta_hat, lambda_i >= t (variables [lambda, t])
+        lp = linprog(np.r_[np.zeros(k), -1.0], A_ub=np.hstack([-np.eye(k), np.ones((k, 1))]), b_ub=np.zeros(k),
+                     A_eq=np.hstack([Vh.T, np.zeros((V.shape[1], 1))]), b_eq=th / nt,
+                     bounds=[(None, None)] * k + [(None, 1.0)], method="highs")
+        margin = float(-lp.fun) if lp.status == 0 else 0.0
+    return ConeTest(lam * nt, float(res), bool(inside), margin)
+
+
+def in_cone(theta, voters, tol: float = 1e-9) -> bool:
+    """Whether theta is in cone(voters) minus {0} (whole-space PO). See :func:`cone_coordinates`."""
+    return cone_coordinates(theta, voters, tol).inside
+
+
+def majority_disagreement(theta, voters, weights, n_angles: int = 20000) -> float:
+    """For d = 2: the share of comparison directions x on the circle where ``sign <theta, x>`` differs
+    from the weighted majority ``sign sum_i w_i sign <v_i, x>`` (0 iff PMC holds on the whole space;
+    brief §2, whole-space PMC). Midpoint rule in the angle."""
+    th = np.asarray(theta, np.float64)
+    V = as_points(voters, "voters")
+    if V.shape[1] != 2 or th.shape[0] != 2:
+        raise ValueError("majority_disagreement is implemented for d = 2")
+    phi = (np.arange(n_angles) + 0.5) * np.pi / n_angles
+    x = np.stack([np.cos(phi), np.sin(phi)], 1)
+    maj = np.sign(np.sign(x @ V.T) @ np.asarray(weights, np.float64))
+    return float(np.mean(np.sign(x @ th) != maj))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pairwise majority consistency
+# ---------------------------------------------------------------------------------------------------
+
+
+def majority_matrix(candidates, voters, weights=None) -> np.ndarray:
+    """``[n, n]`` share ``w_{a > b}`` of the voter weight preferring a to b (ties cast no vote)."""
+    X, V, w = validate(candidates, voters, weights)
+    S = _sign_matrix(X, V)
+    return (S > 0).astype(np.float64) @ w / w.sum()
+
+
+def linear_feasible(diffs) -> np.ndarray | None:
+    """A theta with ``<theta, z> >= 1`` for every row z of ``diffs`` ``[m, p]`` (HiGHS), or None."""
+    Z = np.asarray(diffs, np.float64)
+    if Z.shape[0] == 0:
+        return np.zeros(Z.shape[1])
+    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(Z.shape[0]),
+                  bounds=[(None, None)] * Z.shape[1], method="highs")
+    if res.status == 0:
+        return res.x
+    if res.status == 2:
+        return None
+    raise RuntimeError(f"feasibility LP: {res.message}")
+
+
+@dataclass(frozen=True)
+class PMC:
+    """The pairwise-majority ranking of an instance and whether a reward respects it.
+
+    Attributes:
+      ranking: candidate indices best first, when the majority relation is a strict linear order (no
+        half-half pair, no cycle); else None.
+      feasible: whether some theta (of the given degree) induces that ranking.
+      applies: ranking exists and is feasible, so PMC constrains the rule.
+      violations: majority pairs ``(a, b)`` (a beats b) that the reward ranks b strictly above a.
+    """
+
+    ranking: tuple[int, ...] | None
+    feasible: bool
+    applies: bool
+    violations: list[tuple[int, int]]
+
+    @property
+    def consistent(self) -> bool:
+        """PMC holds: it does not apply, or the reward ranks no majority pair the wrong way."""
+        return not self.applies or not self.violations
+
+
+def pmc_ranking(candidates, voters, weights=None, degree: int = 1) -> tuple[tuple[int, ...] | None, bool]:
+    """``(ranking, feasible)``: the PMC ranking (or None) and whether a reward of ``degree`` induces it."""
+    M = majority_matrix(candidates, voters, weights)
+    n = M.shape[0]
+    if np.any(np.isclose(M, 0.5) & ~np.eye(n, dtype=bool)):
+        return None, False
+    wins = (M > 0.5).sum(axis=1)
+    order = tuple(int(i) for i in np.argsort(-wins, kind="stable"))
+    if sorted(wins.tolist()) != list(range(n)):  # not a transitive tournament
+        return None, False
+    F = lift(as_points(candidates, "candidates"), check_degree(degree))
+    diffs = np.array([F[order[i]] - F[order[i + 1]] for i in range(n - 1)])
+    return order, linear_feasible(diffs) is not None
+
+
+def pmc_violations(candidates, voters, weights, theta, *, degree: int = 1) -> PMC:
+    """PMC check of the reward ``theta`` (Ge et al. Section 2): see :class:`PMC`."""
+    ranking, feasible = pmc_ranking(candidates, voters, weights, degree)
+    X = as_points(candidates, "candidates")
+    r = lift(X, degree) @ np.asarray(theta, np.float64)
+    viol = []
+    if ranking is not None and feasible:
+        pos = {c: i for i, c in enumerate(ranking)}
+        viol = [(a, b) for a in ranking for b in ranking if pos[a] < pos[b] and r[b] > r[a]]
+    return PMC(ranking, feasible, ranking is not None and feasible, viol)
+
+
+def ranking_of(candidates, theta, degree: int = 1) -> tuple[int, ...]:
+    """Candidates by decreasing reward (ties by index)."""
+    r = lift(as_points(candidates, "candidates"), degree) @ np.asarray(theta, np.float64)
+    return tuple(int(i) for i in np.lexsort((np.arange(r.size), -r)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# LCPO
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LCPOResult:
+    """Output of :func:`lcpo`.
+
+    Attributes:
+      ranking: candidate indices, best first.
+      theta: ``[d]`` a reward inducing the ranking (``<theta, x_a - x_b> >= 1`` along it).
+      copeland: ``[n]`` Copeland scores (wins + half the half-half pairs).
+      lps: number of feasibility LPs solved.
+    """
+
+    ranking: tuple[int, ...]
+    theta: np.ndarray
+    copeland: np.ndarray
+    lps: int
+
+
+def lcpo(candidates, voters, weights=None) -> LCPOResult:
+    """Leximax Copeland subject to Pareto optimality (Ge et al. 2024, Section 4, Theorem 4.3).
+
+    Position by position, among the remaining candidates c for which some linear reward ranks the prefix
+    in order, above c, c above every other remaining candidate, and every remaining Pareto pair in order
+    (an LP with ``<theta, x_a - x_b> >= 1`` per constraint), place the one with the highest Copeland score
+    (number of pairwise-majority wins, half for a half-half pair; ties to the lower index).
+
+    Args: candidates ``[n, d]``; voters ``[k, d]``; weights ``[k]``.
+    Returns: :class:`LCPOResult`.
+    Raises:
+      ValueError: a voter ties two candidates (LCPO is defined for strict rankings only; brief, Errata),
+        or the usual bad-input errors.
+    """
+    X, V, w = validate(candidates, voters, weights)
+    n = X.shape[0]
+    S = _sign_matrix(X, V)
+    off = ~np.eye(n, dtype=bool)
+    tie = np.argwhere((S == 0).any(axis=2) & off)
+    if tie.size:
+        a, b = tie[0]
+        i = int(np.argmax(S[a, b] == 0))
+        raise ValueError(f"voter {i} scores candidates {a} and {b} equally; LCPO needs strict rankings")
+    M = (S > 0).astype(np.float64) @ w / w.sum()
+    tol = 8 * EPS
+    copeland = ((M > 0.5 + tol) & off).sum(1) + 0.5 * ((np.abs(M - 0.5) <= tol) & off).sum(1)
+    pareto = [(int(a), int(b)) for a, b in np.argwhere(np.all(S > 0, axis=2) & off)]
+    ranked: list[int] = []
+    remaining = list(range(n))
+    lps = 0
+    theta = np.zeros(X.shape[1])
+    while remaining:
+        best, best_theta = None, None
+        for c in sorted(remaining, key=lambda c: (-copeland[c], c)):
+            rest = [j for j in remaining if j != c]
+            cons = [X[ranked[i]] - X[ranked[i + 1]] for i in range(len(ranked) - 1)]
+            if ranked:
+                cons.append(X[ranked[-1]] - X[c])
+            cons += [X[c] - X[j] for j in rest]
+            cons += [X[a] - X[b] for a, b in pareto if a in rest and b in rest]
+            lps += 1
+            th = linear_feasible(np.array(cons).reshape(-1, X.shape[1]))
+            if th is not None:
+                best, best_theta = c, th
+                break
+        if best is None:  # impossible: the theta of the previous step induces a feasible next candidate
+            raise RuntimeError("LCPO: no feasible next candidate")
+        ranked.append(best)
+        remaining.remove(best)
+        theta = best_theta
+    return LCPOResult(tuple(ranked), theta, copeland.astype(np.float64), lps)
+
+
+def check_ranking_axioms(candidates, voters, weights, ranking) -> dict:
+    """PO and PMC of an output *ranking*: ``{"po_violations": [...], "pmc_applies": bool,
+    "pmc_ranking": tuple | None, "pmc_holds": bool}`` (PMC holds when it does not apply or the ranking
+    equals the PMC ranking)."""
+    pos = {c: i for i, c in enumerate(ranking)}
+    po = [(a, b) for a, b in pareto_pairs(candidates, voters) if pos[b] < pos[a]]
+    pr, feas = pmc_ranking(candidates, voters, weights)
+    applies = pr is not None and feas
+    return {"po_violations": po, "pmc_applies": applies, "pmc_ranking": pr,
+            "pmc_holds": (not applies) or tuple(ranking) == tuple(pr)}
+

@@ -1,0 +1,123 @@
+"""The concrete instances of the brief (``shared/papers/social_choice.md`` §3-§4), exact where they are
+rational, and the random-instance generator of the polynomial sweep.
+
+Ge's construction (Ge et al. 2024, proof of Theorem 3.1) with its sign slip fixed: the paper takes
+delta in (0, 1) with voter (1, 1), but then ``<(1,1), c' - c> = (delta - 1) eps < 0`` and c' is not
+unanimously preferred (brief §3, "Erratum in Ge"). We use delta > 1 with voter (1, 1) (valid for BTL,
+whose core optimum has theta_2 = 0), or voter (1, t) with t > 1/delta.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+GE_NAMES = ("a", "b", "c", "a'", "b'", "c'")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A finite instance.
+
+    Attributes:
+      candidates: ``[n, d]`` (float64, or Fractions when built exact).
+      voters: ``[k, d]``; weights: ``[k]`` (population shares or integer counts).
+      names: candidate names.
+      pareto_pair: ``(a, b)``: the pair every voter ranks a above b that the claim is about.
+    """
+
+    candidates: np.ndarray
+    voters: np.ndarray
+    weights: np.ndarray
+    names: tuple[str, ...]
+    pareto_pair: tuple[int, int]
+
+
+def _num(x, exact: bool):
+    return Fraction(x) if exact else float(x)
+
+
+def ge_instance(p=0.6, eps=0.01, delta=2.0, voter=(1, 1), *, counts=None, exact: bool = False) -> Instance:
+    """Ge et al.'s six-candidate instance (Theorem 3.1): a = (2, 1), b = (1, 1), c = (0, 0),
+    a' = a - (eps, 0), b' = b - (eps, 0), c' = (-eps, delta eps); voter ``voter`` (weight ``p``) ranks
+    a > a' > b > b' > c' > c and voter (-1, 0) (weight ``1 - p``) the reverse order of the core, with
+    c' > c. ``counts = (n1, n2)`` replaces the weights by integer multiplicities (exact hinge).
+
+    Args:
+      p, eps, delta: floats, or ``Fraction``/str like ``"1/100"`` when ``exact``.
+    Raises:
+      ValueError: the pair (c', c) is not unanimous (e.g. voter (1, 1) with delta <= 1: Ge's sign slip).
+    """
+    e, dl = _num(eps, exact), _num(delta, exact)
+    one, zero = _num(1, exact), _num(0, exact)
+    X = np.array([[2 * one, one], [one, one], [zero, zero], [2 * one - e, one], [one - e, one],
+                  [-e, dl * e]], dtype=object if exact else np.float64)
+    V = np.array([[_num(voter[0], exact), _num(voter[1], exact)], [-one, zero]],
+                 dtype=object if exact else np.float64)
+    if counts is not None:
+        w = np.array([Fraction(int(counts[0])), Fraction(int(counts[1]))], dtype=object) if exact else \
+            np.asarray(counts, np.float64)
+    else:
+        pp = _num(p, exact)
+        w = np.array([pp, one - pp], dtype=object if exact else np.float64)
+    d = X[5] - X[2]
+    if not all(v.dot(d) > 0 for v in V):
+        raise ValueError(f"c' - c = {[str(x) for x in d]} is not preferred by every voter (voter {voter}, "
+                         f"delta {delta}): use delta > 1 with voter (1, 1), or voter (1, t) with t > 1/delta")
+    return Instance(X, V, w, GE_NAMES, (5, 2))
+
+
+def ge_core(p=0.6) -> Instance:
+    """Ge et al.'s core instance (Lemmas 3.2-3.3): a = (2, 1), b = (1, 1), c = (0, 0); a share ``p``
+    ranks a > b > c (voter (1, 1)), the rest c > b > a (voter (-1, 0))."""
+    X = np.array([[2.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    V = np.array([[1.0, 1.0], [-1.0, 0.0]])
+    return Instance(X, V, np.array([p, 1 - p]), ("a", "b", "c"), (-1, -1))
+
+
+EX7 = np.array([[-1.0, 0.5], [2.0, -1.5], [-1.5, 1.5], [0.5, 1.0], [-1.0, 2.0], [0.5, 0.5], [0.54, 0.52]])
+
+
+def ex7() -> Instance:
+    """The brief's §4.4 instance ex7: voters (1, 0) with weight 0.9 and (0, 1) with 0.1; c = (.5, .5),
+    c' = (.54, .52) is the Pareto pair. Three voter ties cast no vote (brief, Errata §4.4)."""
+    return Instance(EX7.copy(), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0.9, 0.1]),
+                    tuple(f"x{i}" for i in range(5)) + ("c", "c'"), (6, 5))
+
+
+def pair_counterexample(p=0.9, s=0.01, *, exact: bool = False):
+    """The brief's §4.3 minimal pair-data instance: voters (1, 0) (weight ``p``) and (0, 1) (``1 - p``)
+    label the differences x1 = (2, -1), x2 = (1, -3) (contested) and x3 = s (1, 3) (unanimous).
+
+    Returns: ``(diffs [3, 2], voters [2, 2], weights [2], unanimous index 2)``.
+    """
+    one = _num(1, exact)
+    ss = _num(s, exact)
+    dt = object if exact else np.float64
+    D = np.array([[2 * one, -one], [one, -3 * one], [ss, 3 * ss]], dtype=dt)
+    V = np.array([[one, 0 * one], [0 * one, one]], dtype=dt)
+    pp = _num(p, exact)
+    return D, V, np.array([pp, one - pp], dtype=dt), 2
+
+
+D3_VOTERS = np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.6, 0.0, 0.8]])
+D3_WEIGHTS = np.array([0.6, 0.3, 0.1])
+
+
+def random_po_instance(key, n_base: int, box: float, eps: float):
+    """One random instance of the polynomial sweep (JAX, vmap-able): ``n_base`` candidates uniform in
+    ``[-box, box]^2`` and a copy of candidate ``j`` shifted by ``eps u`` with ``u`` a uniform unit vector
+    of the positive quadrant, so voters (1, 0) and (0, 1) both prefer the copy (brief §4.4's search).
+
+    Returns: ``(X [n_base + 1, 2], j)``; the Pareto pair is ``(n_base, j)``.
+    """
+    k1, k2, k3 = jax.random.split(key, 3)
+    base = jax.random.uniform(k1, (n_base, 2), minval=-box, maxval=box)
+    j = jax.random.randint(k2, (), 0, n_base)
+    phi = jax.random.uniform(k3, (), minval=0.0, maxval=jnp.pi / 2)
+    new = base[j] + eps * jnp.stack([jnp.cos(phi), jnp.sin(phi)])
+    return jnp.concatenate([base, new[None]], axis=0), j
