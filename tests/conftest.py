@@ -7,8 +7,10 @@ be tested in milliseconds; ``toy_ctx`` builds the :class:`sims.cli.Context` an e
 
 import dataclasses
 import os
+import subprocess
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -76,3 +78,21 @@ def toy_ctx(tmp_path):
         return cli.Context(cfg, runtime.make_mesh(), parts, {})
 
     return make
+
+
+def statement_outcomes(prelude: str, stmts: list[str], timeout: float = 20) -> list[str]:
+    """Run each statement after ``prelude`` in one fresh interpreter (4 GiB address space); the outcome of
+    each is ``'returned'`` (or what it printed) or ``'ExcType: message'``. A statement still running at
+    ``timeout`` fails the test, naming it: the shared check that public functions finish in bounded time
+    or refuse, naming their limit."""
+    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
+                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
+    code = "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n" + prelude + body
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                           cwd=Path(__file__).resolve().parents[1], check=False)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        pytest.fail(f"{stmts[len(out.splitlines())]!r} still running after {timeout} s")
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.splitlines()

@@ -13,6 +13,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import statement_outcomes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,29 +87,13 @@ def test_layer_sizes_and_last_stride_irrelevant():
 
 # --------------------------------------------------------------------------- bounded work
 
-def _outcomes(stmts, timeout=20):
-    """Run each statement in one fresh interpreter (``nm`` = theory.neuromanifold, 4 GiB address space);
-    its outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout``
-    fails the test, naming it."""
-    import subprocess
-    import sys
-    from pathlib import Path
+_PRELUDE = ("from sims import runtime; runtime.setup()\n"
+            "import numpy as np\nfrom theory import neuromanifold as nm\nX3X2 = [0, 0, 1, 1]\n")
 
-    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
-                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
-    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
-            "from sims import runtime; runtime.setup()\n"
-            "import numpy as np\nfrom theory import neuromanifold as nm\nX3X2 = [0, 0, 1, 1]\n" + body)
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                           cwd=Path(__file__).resolve().parents[1], check=False)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        r, hung = None, stmts[len(out.splitlines())]
-    if r is None:
-        pytest.fail(f"{hung!r} still running after {timeout} s")
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.splitlines()
+
+def _outcomes(stmts, timeout=20):
+    """Outcomes of the statements (``nm`` = theory.neuromanifold), see ``conftest.statement_outcomes``."""
+    return statement_outcomes(_PRELUDE, stmts, timeout)
 
 
 @pytest.mark.parametrize("stmt, limit", [

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import statement_outcomes
 
 from claims import ledger
 from claims import relu_dag as C
@@ -408,30 +409,14 @@ def test_no_hidden_nodes():
 
 
 
-def _outcomes(stmts, timeout=20):
-    """Run each statement in one fresh interpreter (``R`` = theory.relu_dag, 4 GiB address space); its
-    outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout`` fails
-    the test, naming it."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
-                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
-    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
-            "import numpy as np\nfrom theory import relu_dag as R\n"
+_PRELUDE = ("import numpy as np\nfrom theory import relu_dag as R\n"
             "chain = R.chain_graph(30); c = {f'h{i + 1}': (-1) ** i for i in range(30)}\n"
-            "ones = {v: 1 for v in c}; deep = R.layered_graph([1] + [2] * 40 + [1])\n" + body)
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                           cwd=Path(__file__).resolve().parents[1], check=False)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        r, hung = None, stmts[len(out.splitlines())]
-    if r is None:
-        pytest.fail(f"{hung!r} still running after {timeout} s")
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.splitlines()
+            "ones = {v: 1 for v in c}; deep = R.layered_graph([1] + [2] * 40 + [1])\n")
+
+
+def _outcomes(stmts, timeout=20):
+    """Outcomes of the statements (``R`` = theory.relu_dag), see ``conftest.statement_outcomes``."""
+    return statement_outcomes(_PRELUDE, stmts, timeout)
 
 
 @pytest.mark.parametrize("stmt, limit", [

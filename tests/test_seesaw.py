@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import statement_outcomes
 
 from sims import cli, results
 from theory import seesaw as th
@@ -133,27 +134,12 @@ def test_bad_inputs_raise():
 # ---------------------------------------------------------------------------------------------------
 
 
-def _outcomes(stmts, timeout=20):
-    """Run each statement in one fresh interpreter (``th`` = theory.seesaw, 4 GiB address space); its
-    outcome is ``'returned'`` or ``'ExcType: message'``. A statement still running at ``timeout`` fails
-    the test, naming it."""
-    import subprocess
-    import sys
+_PRELUDE = ("import math, numpy as np\nfrom theory import seesaw as th\nnan = float('nan')\n")
 
-    body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
-                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
-    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
-            "import math, numpy as np\nfrom theory import seesaw as th\nnan = float('nan')\n" + body)
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                           cwd=results.REPO, check=False)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        r, hung = None, stmts[len(out.splitlines())]
-    if r is None:
-        pytest.fail(f"{hung!r} still running after {timeout} s")
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.splitlines()
+
+def _outcomes(stmts, timeout=20):
+    """Outcomes of the statements (``th`` = theory.seesaw), see ``conftest.statement_outcomes``."""
+    return statement_outcomes(_PRELUDE, stmts, timeout)
 
 
 def test_gamma_near_one_is_refused_not_looped():
