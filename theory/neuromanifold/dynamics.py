@@ -91,12 +91,11 @@ def exposure_trial_fn(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs
     n_steps = check_int(n_steps, "n_steps", ge=1)
     tol = check_real(tol, "tol", gt=0)
     bound = check_real(bound, "bound", gt=0)
-    check_numeric_size(kind, shape)
+    _, n, _ = check_numeric_size(kind, shape)
     cs = activation(activation_coeffs)
     X0, P = coefficient_projector(kind, shape, cs)
     X0, P = jnp.asarray(X0), jnp.asarray(P)
     f = network_apply(kind, shape, cs)
-    _, n, _ = check_numeric_size(kind, shape)
     dimv = P.shape[0]
     if kind == "mlp":
         w = check_widths(shape)
@@ -196,12 +195,11 @@ def sparsity_trial_fn(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs
     n_steps = check_int(n_steps, "n_steps", ge=1)
     lr = check_real(lr, "lr", gt=0)
     init_scale = check_real(init_scale, "init_scale", gt=0)
-    check_numeric_size(kind, shape)
+    _, n, _ = check_numeric_size(kind, shape)
     cs = activation(activation_coeffs)
     X0, P = coefficient_projector(kind, shape, cs)
     X0, P = jnp.asarray(X0), jnp.asarray(P)
     f = network_apply(kind, shape, cs)
-    _, n, _ = check_numeric_size(kind, shape)
     # Global-norm clipping at 10 only stops the rare run that would overflow (the loss has degree 2 r L
     # in W); below that it is plain gradient descent.
     opt = optax.chain(optax.clip_by_global_norm(10.0), optax.sgd(lr))
