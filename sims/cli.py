@@ -169,7 +169,7 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         cfg.params, ctx).items()}
     bad = _non_finite(arrays)
     if bad and not quiet and writer:
-        print(f"{cfg.name}: non-finite values (diverged runs, reported in the sidecar): "
+        print(f"{cfg.name}: non-finite values (entries not measured, or diverged runs; counted in the sidecar): "
               + ", ".join(f"{k} {n}" for k, n in bad.items()), file=sys.stderr)
     meta = {
         "name": cfg.name, "sim": cfg.sim, "experiment": cfg.experiment, "scale": cfg.scale,

@@ -150,6 +150,46 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
     return jax.tree.map(lambda a: a[:n_seeds], out)
 
 
+def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
+    """Run ``fn(item, *args)`` for every entry of the leading axis of the pytree ``batch`` (e.g. the runs
+    of a sweep: seed index x buffer size x setting), vmapped, with that axis sharded over ``mesh``.
+
+    ``fn`` derives its randomness from what ``item`` holds (a seed index for :func:`seed_key`), so a run
+    draws the same numbers whatever the batch, device or process count. The axis is padded (by
+    repeating the last entry) to a multiple of the device count.
+
+    Args:
+      fn: per-item function of one entry of ``batch`` and shared (replicated) arguments.
+      batch: pytree of arrays with a common leading axis ``[n]``, ``n >= 1``.
+      mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
+    Returns:
+      The pytree of numpy arrays with leading axis ``[n]``, identical on every process.
+    Raises:
+      ValueError: an empty batch or leaves with different leading sizes.
+    """
+    leaves = jax.tree.leaves(batch)
+    sizes = {np.shape(a)[0] if np.ndim(a) else None for a in leaves}
+    if not leaves or len(sizes) != 1 or None in sizes or 0 in sizes:
+        raise ValueError(f"batch needs leaves with one common, non-zero leading axis, got sizes {sizes}")
+    n = sizes.pop()
+    mesh = mesh if mesh is not None else make_mesh()
+    padded = -(-n // mesh.devices.size) * mesh.devices.size
+    sharding = NamedSharding(mesh, P(AXIS))
+    rows = np.minimum(np.arange(padded), n - 1)
+
+    def put(a):
+        a = np.asarray(a)[rows]
+        return jax.make_array_from_callback(a.shape, sharding, lambda s: a[s])
+
+    @jax.jit
+    def run(b, *args):
+        out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
+        return jax.lax.with_sharding_constraint(out, sharding)
+
+    out = to_host(run(jax.tree.map(put, batch), *args))
+    return jax.tree.map(lambda a: a[:n], out)
+
+
 def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None):
     """Monte Carlo mean and standard error of ``fn(key, *args)`` over seeds, reduced per device.
 

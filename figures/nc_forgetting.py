@@ -1,0 +1,178 @@
+"""Neural-collapse forgetting figures (Lanzillotta, Meier, Hofmann, ICLR 2026) from saved results
+(``results/<scale>/nc_forgetting_*.npz``); plotting only."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+LAST = 4
+
+
+def _mean_se(x: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error over ``axis`` (the seeds), ignoring NaN."""
+    n = np.sum(np.isfinite(x), axis=axis)
+    m = np.nanmean(x, axis=axis)
+    sd = np.nanstd(x, axis=axis, ddof=1) if x.shape[axis] > 1 else np.zeros_like(m)
+    return m, sd / np.sqrt(np.maximum(n, 1))
+
+
+def _xaxis(ax, percents):
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlim(-0.15 if percents[0] == 0 else 0.8 * percents[0], 1.3 * percents[-1])
+    ax.set_xticks(percents)
+    ax.set_xticklabels([f"{p:g}" for p in percents], fontsize=7)
+    ax.set_xlabel("replay buffer (% of past data)")
+
+
+def _forgetting(acc: np.ndarray) -> np.ndarray:
+    """``[..., 5, 5]`` accuracies -> ``[...]`` mean over old tasks of A_jj - A_4j."""
+    j = np.arange(LAST)
+    return (acc[..., j, j] - acc[..., LAST, j]).mean(axis=-1)
+
+
+def plot_buffer_sweep(a: dict, meta: dict):
+    """Fig. 2: deep (probe) and shallow (head) forgetting against buffer size, per data set and setting."""
+    D, S = len(a["datasets"]), len(a["settings"])
+    P = a["buffer_percents"]
+    fig, axes = plt.subplots(D, S, figsize=(4.2 * S, 3.4 * D), squeeze=False, sharey=True)
+    for d in range(D):
+        for s in range(S):
+            ax = axes[d][s]
+            for h, sched in enumerate(a["schedules"]):
+                ls = "-" if sched == "concat" else "--"
+                for arr, col, lab in ((a["head_acc"], "C3", "shallow (head)"), (a["probe_acc"], "C0", "deep (probe)")):
+                    m, se = _mean_se(_forgetting(arr[d, s, h]), axis=1)
+                    ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, lw=1.2, color=col, capsize=2,
+                                label=f"{lab}, {sched}")
+            ax.axhline(0, color="0.6", lw=0.8)
+            _xaxis(ax, P)
+            ax.set_title(f"{a['datasets'][d]} / {a['settings'][s].upper()}", fontsize=9)
+            if s == 0:
+                ax.set_ylabel("forgetting (old tasks, mean)")
+    axes[0][0].legend(fontsize=7)
+    c = meta["config"]
+    how = "replay concatenated (solid)" + (f" or {c['replay_ratio']:g} of each batch (dashed)"
+                                          if "ratio" in list(a["schedules"]) else "")
+    fig.suptitle(f"Deep vs shallow forgetting under replay: {c['n_seeds']} seeds, ±SE; {how}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_subspace(a: dict, meta: dict):
+    """T1 in the linear model (decay of the component outside S against (1 - eta lambda)^t) and Fig. 4:
+    old-class mean projections onto S_t against OOD data during CIL training."""
+    D = len(a["datasets"])
+    fig, axes = plt.subplots(1, 1 + D, figsize=(5 * (1 + D), 4))
+    ax = axes[0]
+    ups = float(a["upsilon"])
+    perp = a["linear_perp"]
+    t = np.arange(perp.shape[1])
+    for i, case in enumerate(a["linear_cases"]):
+        rel = perp[i] / perp[i][0]
+        ax.plot(t, rel.mean(axis=1), lw=1.5 if case == "collapsed" else 1,
+                label=f"{case.replace('_', ' ')} (max rel. err {a['linear_decay_error'][i]:.1e})")
+    ax.plot(t, ups**t, "k:", lw=1, label=f"(1 - ηλ)^t = {ups:g}^t")
+    ax.set_yscale("log")
+    ax.set_xlabel("GD step")
+    ax.set_ylabel("||P_S⊥ φ_t(x)|| / ||P_S⊥ φ_0(x)||")
+    ax.set_title("Linear-feature model (T1)", fontsize=9)
+    ax.legend(fontsize=7)
+    P = list(a["buffer_percents"])
+    for d in range(D):
+        ax = axes[1 + d]
+        cp, op = a["class_projection"][d], a["ood_projection"][d]  # [B, N, 5, K, 10], [B, N, 5, K, G]
+        K = cp.shape[3]
+        x = np.arange(5 * K) / K
+        for b, p in enumerate(P):
+            ls = "-" if p == 0 else "--"
+            for task, col in zip(range(LAST), ("C0", "C1", "C2", "C3")):
+                cls = [2 * task, 2 * task + 1]
+                y = np.nanmean(cp[b][:, :, :, cls], axis=(0, 3)).reshape(-1)
+                y[: (task + 1) * K] = np.nan  # only once the task is old
+                ax.plot(x, y, ls, color=col, lw=1, label=f"task {task} classes ({p:g}% replay)" if d == 0 else None)
+            ax.plot(x, op[b].mean(axis=(0, 3)).reshape(-1), ls, color="0.4", lw=1.2,
+                    label=f"OOD ({p:g}% replay)" if d == 0 else None)
+        ax.set_xlabel("task (training time)")
+        ax.set_ylabel("projection onto S_t / current classes'")
+        ax.set_title(f"{a['datasets'][d]}: old-class means vs OOD (CIL)", fontsize=9)
+        if d == 0:
+            ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_buffer_stats(a: dict, meta: dict):
+    """Fig. 5: effective rank (pooled and within-class) and NC1 of buffer vs equal-size held-out features,
+    and mean-norm ratios."""
+    D = len(a["datasets"])
+    P = a["buffer_percents"]
+    fig, axes = plt.subplots(D, 3, figsize=(15, 3.4 * D), squeeze=False)
+    for d in range(D):
+        ax = axes[d][0]
+        for k, lab, col, ls in (("effective_rank_buffer", "buffer (trained on), pooled", "C3", "-"),
+                                ("effective_rank_heldout", "held-out, same size, pooled", "C0", "-"),
+                                ("within_rank_buffer", "buffer, within-class", "C3", "--"),
+                                ("within_rank_heldout", "held-out, within-class", "C0", "--")):
+            m, se = _mean_se(a[k][d], axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, color=col, capsize=2, label=lab)
+        _xaxis(ax, P)
+        ax.set_ylabel("effective rank (8 old classes)")
+        ax.set_title(f"{a['datasets'][d]}: covariance deficiency?", fontsize=9)
+        ax.legend(fontsize=6)
+        ax = axes[d][1]
+        for k, lab, col in (("nc1_buffer", "buffer (trained on)", "C3"), ("nc1_heldout", "held-out, same size", "C0")):
+            m, se = _mean_se(a[k][d], axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o-", ms=3, color=col, capsize=2, label=lab)
+        ax.set_yscale("log")
+        _xaxis(ax, P)
+        ax.set_ylabel("NC1 (8 old classes)")
+        ax.set_title(f"{a['datasets'][d]}: strong collapse", fontsize=9)
+        ax.legend(fontsize=7)
+        ax = axes[d][2]
+        for k, lab, col in (("mean_norm_ratio", "buffer / population", "C3"),
+                            ("mean_norm_ratio_heldout", "held-out (same size) / population", "C0")):
+            m, se = _mean_se(np.exp(np.log(a[k][d]).mean(axis=-1)), axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o-", ms=3, color=col, capsize=2, label=lab)
+        ax.axhline(1, color="0.6", lw=0.8)
+        _xaxis(ax, P)
+        ax.set_ylabel("||μ_c − μ_G|| ratio (geometric mean)")
+        ax.set_title(f"{a['datasets'][d]}: mean-norm inflation", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Buffer statistics after the last CIL task, {meta['config']['n_seeds']} seeds, ±SE", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+LDA_STYLE = {"network": ("k", "-", "network head"), "probe": ("0.5", "-", "probe (full split)"),
+             "lda_buf_mu_buf_sigma": ("C3", "-", "LDA μ_buf Σ_buf"), "lda_pop_mu_identity": ("C1", ":", "LDA μ_pop I"),
+             "lda_pop_mu_pop_sigma": ("C0", "-", "LDA μ_pop Σ_pop"), "lda_buf_mu_identity": ("C5", ":", "LDA μ_buf I"),
+             "uniform_prior": ("C3", "--", "μ_buf Σ_buf, uniform prior"), "transfer": ("C2", "-", "corrected: Σ transfer"),
+             "shrinkage": ("C4", "-", "corrected: Ledoit-Wolf"), "calibration": ("C9", "-", "corrected: calibration buffer"),
+             "calibration_network": ("k", "--", "network head (calibration run)")}
+
+
+def plot_lda(a: dict, meta: dict):
+    """Fig. 6: accuracy on old tasks of the counterfactual Gaussian heads and our corrected heads."""
+    D = len(a["datasets"])
+    P = a["buffer_percents"]
+    fig, axes = plt.subplots(1, D, figsize=(6 * D, 4.2), squeeze=False)
+    for d in range(D):
+        ax = axes[0][d]
+        for h, name in enumerate(a["heads"]):
+            col, ls, lab = LDA_STYLE.get(str(name), ("0.3", "-", str(name)))
+            m, se = _mean_se(a["accuracy_old"][d, :, :, h], axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, lw=1.1, color=col, capsize=2, label=lab)
+        _xaxis(ax, P)
+        ax.set_ylabel("accuracy on old tasks (10-way)")
+        ax.set_title(f"{a['datasets'][d]}: heads on frozen features after the last CIL task", fontsize=9)
+        if d == 0:
+            ax.legend(fontsize=6)
+    fig.suptitle(f"Counterfactual and corrected heads at equal memory, {meta['config']['n_seeds']} seeds, ±SE",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"buffer_sweep": plot_buffer_sweep, "subspace": plot_subspace, "buffer_stats": plot_buffer_stats,
+         "lda": plot_lda}

@@ -1,0 +1,720 @@
+"""Neural collapse and forgetting under replay (theory/nc_forgetting.py, sims/nc_forgetting.py): proofs by
+example for the toolkit and the simulation helpers, none of which needs a long training run.
+
+- NC1-NC4 are ~0 on an exactly collapsed simplex ETF (K = 2..6, d >= K) and grow away from it; they agree
+  with a plain numpy implementation (d x d Sigma_W, Sigma_B, pinv) on random data to 1e-10 relative;
+  bad input is refused with a message naming it.
+- SNR on a hand example; effective rank k on k equal-variance axes, 1 on a line.
+- The probe is scikit-learn's LogisticRegression(C=10, max_iter=5000) (raw and standardised); the Gaussian
+  heads are scikit-learn's LDA(solver='lsqr') and the explicit nearest-mean rule with the identity.
+- The linear-feature model: the collapsed instance decays by exactly 1 - eta lambda, its controls do not.
+- ``sims.runtime.map_batch`` equals a Python loop, and is identical on 8 simulated devices vs 1.
+- Buffers, calibration rows, logit masks and head accuracy on hand-made inputs; one tiny end-to-end
+  training through ``train_grid`` (same initialisation per seed index, bitwise reruns).
+
+float64 throughout the toolkit (numpy) and in JAX (tests/conftest.py runs sims.runtime.setup()); the
+networks of the sims train in float32.
+"""
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sims import nc_forgetting as S
+from sims import runtime
+from theory import nc_forgetting as th
+
+REPO = Path(__file__).resolve().parent.parent
+HYP = settings(max_examples=25, deadline=None, derandomize=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers: an exact simplex ETF and a plain numpy reference for the NC metrics
+# --------------------------------------------------------------------------------------------------
+
+
+def _etf(K: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(M~ [K, d], offset [d])``: centred means forming a simplex ETF (unit norms, cosines -1/(K-1)) in a
+    random K-dimensional subspace of R^d, and a global mean ``offset`` orthogonal to their span."""
+    U = np.linalg.qr(rng.standard_normal((d, K)))[0]  # [d, K] orthonormal columns
+    mt = np.sqrt(K / (K - 1)) * (np.eye(K) - np.ones((K, K)) / K) @ U.T
+    return mt, 3.0 * U @ np.ones(K)  # U 1 is orthogonal to every row of M~ (their coefficients sum to 0)
+
+
+def _collapsed(K: int, d: int, n_per_class: int, seed: int = 0, offset: bool = False):
+    """Features exactly at their class mean (an ETF, plus a global mean orthogonal to it if ``offset``),
+    labels, and the head W = M~."""
+    mt, mu_g = _etf(K, d, np.random.default_rng(seed))
+    y = np.repeat(np.arange(K), n_per_class)
+    return (mu_g if offset else 0.0) + mt[y], y, mt
+
+
+def _nc_reference(x, y, W=None) -> dict:
+    """NC1-NC4 written out plainly (Papyan et al. 2020), forming the d x d covariances."""
+    classes = np.unique(y)
+    K, n = classes.size, x.shape[0]
+    means = np.array([x[y == c].mean(axis=0) for c in classes])
+    mt = means - means.mean(axis=0)
+    resid = np.concatenate([x[y == c] - means[i] for i, c in enumerate(classes)])
+    sigma_w = resid.T @ resid / n
+    sigma_b = mt.T @ mt / K
+    out = {"nc1": float(np.trace(sigma_w @ np.linalg.pinv(sigma_b, rtol=1e-10, hermitian=True)) / K)}
+    norms = np.sqrt(np.array([mt[i] @ mt[i] for i in range(K)]))
+    out["nc2_equinorm"] = float(np.std(norms) / np.mean(norms))
+    devs = [abs(mt[i] @ mt[j] / (norms[i] * norms[j]) + 1 / (K - 1)) for i in range(K) for j in range(K) if i != j]
+    out["nc2_equiangular"] = float(np.mean(devs))
+    if W is not None:
+        out["nc3"] = float(np.sum((W / np.sqrt(np.sum(W**2)) - mt / np.sqrt(np.sum(mt**2))) ** 2))
+        head = np.argmax(x @ W.T, axis=1)
+        dist = np.linalg.norm(x[:, None, :] - means[None, :, :], axis=2)
+        out["nc4"] = float(np.mean(head != np.argmin(dist, axis=1)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# NC metrics
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("K", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("extra_dims", [0, 3])
+def test_nc_metrics_vanish_on_an_exact_simplex_etf(K, extra_dims):
+    x, y, mt = _collapsed(K, K + extra_dims, 3, seed=K)
+    gram = mt @ mt.T  # the ETF itself: unit norms, cosines -1/(K-1)
+    np.testing.assert_allclose(gram, (K * np.eye(K) - 1) / (K - 1), atol=1e-14)
+    m = th.nc_metrics(x, y, mt)
+    assert set(m) == {"nc1", "nc2_equinorm", "nc2_equiangular", "nc3", "nc4"}
+    for name, value in m.items():
+        assert abs(value) < 1e-10, (name, value)
+    assert th.nc_metrics(x, y, 7.0 * mt)["nc3"] < 1e-10  # NC3 compares directions, not scale
+    assert set(th.nc_metrics(x, y)) == {"nc1", "nc2_equinorm", "nc2_equiangular"}
+
+
+def test_nc1_grows_with_within_class_noise():
+    x, y, _ = _collapsed(4, 7, 10)
+    z = np.random.default_rng(1).standard_normal(x.shape)
+    values = [th.nc_metrics(x + s * z, y)["nc1"] for s in (0.0, 0.01, 0.1, 0.3)]
+    assert values[0] < 1e-12
+    assert all(b > 2 * a for a, b in itertools.pairwise(values)), values
+    assert values[1] > 1e-6
+
+
+def test_nc2_grows_with_unequal_norms_and_angles():
+    x, y, mt = _collapsed(5, 6, 2)
+    base = th.nc_metrics(x, y)
+    previous = base
+    for scale in (1.1, 1.5, 3.0):  # stretch class 0's centred mean
+        x2 = x + (scale - 1) * (y == 0)[:, None] * mt[0]
+        m = th.nc_metrics(x2, y)
+        assert m["nc2_equinorm"] > previous["nc2_equinorm"] + 1e-3
+        assert m["nc2_equiangular"] > previous["nc2_equiangular"] + 1e-3
+        previous = m
+    assert base["nc2_equinorm"] < 1e-12 and base["nc2_equiangular"] < 1e-12
+
+
+def test_nc3_grows_with_the_head_rotation_angle():
+    K, d = 4, 6
+    x, y, mt = _collapsed(K, d, 2)
+    u, v = mt[0] / np.linalg.norm(mt[0]), mt[1] - (mt[1] @ mt[0]) * mt[0] / (mt[0] @ mt[0])
+    v /= np.linalg.norm(v)
+    values = []
+    for angle in (0.0, 0.05, 0.2, 0.6):
+        # a rotation by ``angle`` in the plane (u, v), applied to the rows of the head
+        R = np.eye(d) + np.sin(angle) * (np.outer(v, u) - np.outer(u, v)) \
+            + (np.cos(angle) - 1) * (np.outer(u, u) + np.outer(v, v))
+        values.append(th.nc_metrics(x, y, mt @ R.T)["nc3"])
+    assert values[0] < 1e-12
+    assert all(b > a + 1e-4 for a, b in itertools.pairwise(values)), values
+
+
+def test_nc4_is_the_share_of_head_versus_nearest_centre_disagreements():
+    K = 5
+    x, y, mt = _collapsed(K, 6, 4, offset=True)
+    swapped = mt[[1, 0, 2, 3, 4]]  # the head calls class 0 samples 1 and class 1 samples 0
+    assert th.nc_metrics(x, y, swapped)["nc4"] == pytest.approx(2 / K, abs=0)
+    cycled = mt[np.roll(np.arange(K), 1)]  # every class is called another
+    assert th.nc_metrics(x, y, cycled)["nc4"] == 1.0
+    # non-contiguous labels: row k of the head belongs to the k-th smallest label
+    labels = np.array([2, 5, 9, 11, 40])
+    m = th.nc_metrics(x, labels[y], mt)
+    assert m["nc4"] == 0.0 and m["nc3"] < 1e-10
+
+
+@HYP
+@given(K=st.integers(2, 6), extra=st.integers(0, 5), per_class=st.integers(2, 6),
+       seed=st.integers(0, 2**31), noise=st.sampled_from([1e-3, 0.1, 1.0, 5.0]), with_head=st.booleans())
+def test_nc_metrics_agree_with_a_plain_numpy_implementation(K, extra, per_class, seed, noise, with_head):
+    rng = np.random.default_rng(seed)
+    d = K + extra
+    means = 2.0 * rng.standard_normal((K, d)) + rng.standard_normal(d)
+    counts = per_class + rng.integers(0, 3, K)  # unequal class sizes
+    y = np.repeat(np.arange(K), counts)
+    x = means[y] + noise * rng.standard_normal((y.size, d))
+    order = rng.permutation(y.size)  # labels in any order
+    x, y = x[order], y[order]
+    W = rng.standard_normal((K, d)) if with_head else None
+    ours, ref = th.nc_metrics(x, y, W), _nc_reference(x, y, W)
+    assert set(ours) == set(ref)
+    for name in ref:
+        if name == "nc4":
+            assert ours[name] == ref[name]
+        else:  # equiangularity is 0 in exact arithmetic for K = 2: rounding only there
+            atol = 1e-14 if name == "nc2_equiangular" and K == 2 else 0.0
+            np.testing.assert_allclose(ours[name], ref[name], rtol=1e-10, atol=atol, err_msg=name)
+
+
+def test_nc_metrics_match_the_reference_when_d_is_below_k():
+    """d < K - 1: Sigma_B has rank d, the pseudo-inverse and the SVD keep the same directions."""
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(6), 5)
+    x = 3 * rng.standard_normal((6, 3))[y] + rng.standard_normal((30, 3))
+    ours, ref = th.nc_metrics(x, y), _nc_reference(x, y)
+    for name in ref:
+        np.testing.assert_allclose(ours[name], ref[name], rtol=1e-10)
+
+
+@pytest.mark.parametrize("offset", [100.0, 1000.0])
+def test_nc_metrics_and_active_subspace_ignore_a_global_offset(offset):
+    """Moving every feature by the same vector changes no NC metric and no subspace: here ||mu_G|| is
+    ~100x the spread of the class means, as with all-positive (ReLU) features of weakly separated
+    classes."""
+    rng = np.random.default_rng(0)
+    K, d = 4, 6
+    y = np.repeat(np.arange(K), 50)
+    x = rng.standard_normal((K, d))[y] + 0.5 * rng.standard_normal((y.size, d))
+    base, moved = th.nc_metrics(x, y), th.nc_metrics(x + offset, y)
+    assert th.active_subspace(x + offset, y).shape == (d, K - 1)
+    for name in base:
+        np.testing.assert_allclose(moved[name], base[name], rtol=1e-6, err_msg=name)
+
+
+def test_nc1_vanishes_on_an_etf_away_from_the_origin():
+    x, y, mt = _collapsed(5, 8, 3, seed=5, offset=True)
+    assert th.nc_metrics(x, y, mt)["nc1"] < 1e-10
+
+
+def test_nc_metrics_refuse_bad_input():
+    x, y, mt = _collapsed(3, 4, 3)
+    with pytest.raises(ValueError, match="at least 2 samples; class 2 has 1"):
+        th.nc_metrics(x[:7], y[:7])
+    bad = x.copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(ValueError, match="1 non-finite"):
+        th.nc_metrics(bad, y)
+    with pytest.raises(ValueError, match=r"head_weights must be \[K, d\] = \[3, 4\]"):
+        th.nc_metrics(x, y, mt.T)
+    inf_head = mt.copy()
+    inf_head[1, 2] = np.inf
+    with pytest.raises(ValueError, match="head_weights has 1 non-finite"):
+        th.nc_metrics(x, y, inf_head)
+    with pytest.raises(ValueError, match=r"labels must be a \[n\] vector with n = 9"):
+        th.nc_metrics(x, y[:-1])
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        th.nc_metrics(x, np.zeros(9, int))
+    with pytest.raises(ValueError, match="integers"):
+        th.nc_metrics(x, y + 0.5)
+    with pytest.raises(ValueError, match="coincide"):
+        th.nc_metrics(np.ones((6, 2)), np.repeat([0, 1], 3))
+    with pytest.raises(ValueError, match=r"\[n, d\]"):
+        th.nc_metrics(x[:, 0], y)
+
+
+# --------------------------------------------------------------------------------------------------
+# SNR, effective rank, subspaces
+# --------------------------------------------------------------------------------------------------
+
+
+def test_snr_on_a_hand_example():
+    a = np.array([[0.0, 0.0], [2.0, 0.0]])  # mean (1, 0), unbiased variances (2, 0)
+    b = np.array([[5.0, 1.0], [5.0, 3.0]])  # mean (5, 2), unbiased variances (0, 2)
+    assert th.snr(a, b) == pytest.approx(20.0 / 4.0, rel=1e-15)
+    assert th.snr(b, a) == th.snr(a, b)
+    assert th.snr(a, a + 0.0) == 0.0
+    assert th.snr(np.zeros((2, 3)), np.ones((3, 3))) == np.inf
+    with pytest.raises(ValueError, match="0/0"):
+        th.snr(np.zeros((2, 3)), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="same d"):
+        th.snr(a, np.ones((2, 3)))
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        th.snr(a[:1], b)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8])
+def test_effective_rank_counts_equal_variance_axes(k):
+    d = 8
+    axes = np.linalg.qr(np.random.default_rng(k).standard_normal((d, d)))[0][:, :k]  # k orthonormal directions
+    x = np.concatenate([axes.T, -axes.T]) + 4.0  # +-e_i: equal variance on k axes, none elsewhere
+    assert th.effective_rank(x) == pytest.approx(k, rel=1e-12)
+
+
+def test_effective_rank_of_a_line_and_its_refusals():
+    t = np.random.default_rng(0).standard_normal(20)
+    assert th.effective_rank(np.outer(t, [1.0, -2.0, 0.5]) + 1.0) == pytest.approx(1.0, abs=1e-12)
+    unequal = np.diag([1.0, 0.1])  # two directions of unequal variance: strictly between 1 and 2
+    assert 1.0 < th.effective_rank(np.concatenate([unequal, -unequal])) < 2.0
+    with pytest.raises(ValueError, match="zero variance"):
+        th.effective_rank(np.ones((5, 3)))
+    with pytest.raises(ValueError, match="non-finite"):
+        th.effective_rank(np.array([[0.0, 1.0], [np.nan, 2.0]]))
+
+
+def test_active_subspace_and_projection_norms():
+    x, y, mt = _collapsed(4, 7, 3)
+    q = th.active_subspace(x, y)
+    assert q.shape == (7, 3)  # rank K - 1
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-13)
+    np.testing.assert_allclose(th.projection_norm(mt, q), np.linalg.norm(mt, axis=1), rtol=1e-12)
+    _, offset = _etf(4, 7, np.random.default_rng(0))
+    assert th.projection_norm(offset[None], q)[0] < 1e-12  # mu_G is outside S here
+    with pytest.raises(ValueError, match="basis must be"):
+        th.projection_norm(mt, q[:3])
+
+
+# --------------------------------------------------------------------------------------------------
+# Heads: the probe and the Gaussian (LDA) heads
+# --------------------------------------------------------------------------------------------------
+
+
+def _labelled(K: int, seed: int, per_class: int = 30, d: int = 5):
+    """Overlapping anisotropic classes with labels that are not 0..K-1, plus unlabelled test points."""
+    rng = np.random.default_rng(seed)
+    labels = np.array([3, 7, 11, 20, 21])[:K]
+    scale = np.array([1.0, 2.0, 0.5, 3.0, 1.0])[:d]
+    y = np.repeat(labels, per_class)
+    x = rng.standard_normal((y.size, d)) * scale + rng.standard_normal((K, d))[np.searchsorted(labels, y)] + 1.0
+    test = 1.5 * rng.standard_normal((200, d)) * scale + 1.0
+    return x, y, test
+
+
+@pytest.mark.parametrize("K", [2, 3, 4])
+def test_probe_is_sklearn_logistic_regression_on_raw_features(K):
+    x, y, test = _labelled(K, K)
+    head = th.fit_probe(x, y, standardize=False)  # the authors' protocol (brief errata)
+    ref = LogisticRegression(C=10, max_iter=5000).fit(x, y)
+    assert head.weights.shape == (K, 5) and head.bias.shape == (K,)
+    np.testing.assert_array_equal(head.classes, np.unique(y))
+    pred = ref.predict(test)
+    assert len(set(pred)) == K  # every class is predicted somewhere: the comparison is not vacuous
+    np.testing.assert_array_equal(head.predict(test), pred)
+    np.testing.assert_array_equal(head.predict(x), ref.predict(x))
+    assert th.probe_accuracy(x, y, test, pred, standardize=False) == 1.0
+    assert head.accuracy(x, y) == pytest.approx(ref.score(x, y), abs=0)
+
+
+@pytest.mark.parametrize("K", [2, 4])
+def test_standardised_probe_is_the_scaler_pipeline(K):
+    x, y, test = _labelled(K, 10 + K)
+    head = th.fit_probe(x, y, standardize=True)
+    pipe = make_pipeline(StandardScaler(), LogisticRegression(C=10, max_iter=5000)).fit(x, y)
+    np.testing.assert_array_equal(head.predict(test), pipe.predict(test))
+    logits = test @ head.weights.T + head.bias  # the scaling is folded into the head exactly
+    dec = pipe.decision_function(test)
+    np.testing.assert_allclose(logits[:, 1] - logits[:, 0] if K == 2 else logits, dec, rtol=1e-10, atol=1e-10)
+
+
+def test_probe_refuses_bad_input():
+    x, y, test = _labelled(3, 0)
+    with pytest.raises(ValueError, match="C must be positive"):
+        th.fit_probe(x, y, C=0.0)
+    with pytest.raises(ValueError, match="not in train_y"):
+        th.probe_accuracy(x, y, test[:3], np.array([3, 7, 99]))
+    with pytest.raises(ValueError, match="test_x must be"):
+        th.probe_accuracy(x, y, test[:, :2], np.full(200, 3))
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_lda_head_is_sklearn_lda_lsqr(K):
+    """Same pooled covariance (residuals over n, sklearn's with priors = frequencies) and priors: the
+    head's weights are sklearn's coef_ and its predictions are sklearn's (ridge 0, and the default 1e-6)."""
+    x, y, test = _labelled(K, 20 + K, per_class=25)
+    x, y = x[: 25 * K - 7], y[: 25 * K - 7]  # unequal class sizes: priors matter
+    ref = LinearDiscriminantAnalysis(solver="lsqr").fit(x, y)
+    np.testing.assert_allclose(th.pooled_covariance(x, y, ddof_per_class=0), ref.covariance_, rtol=1e-12)
+    exact = th.lda_head(x, y, ridge=0.0)
+    np.testing.assert_array_equal(exact.predict(test), ref.predict(test))
+    np.testing.assert_array_equal(th.lda_head(x, y).predict(test), ref.predict(test))
+    assert len(set(ref.predict(test))) == K
+    if K > 2:
+        np.testing.assert_allclose(exact.weights, ref.coef_, rtol=1e-9)
+        np.testing.assert_allclose(exact.bias, ref.intercept_, rtol=1e-9)
+    else:  # sklearn keeps the difference of the two classes
+        np.testing.assert_allclose(exact.weights[1] - exact.weights[0], ref.coef_[0], rtol=1e-9)
+        np.testing.assert_allclose(exact.bias[1] - exact.bias[0], ref.intercept_[0], rtol=1e-9)
+
+
+def test_gaussian_head_with_the_identity_is_the_prior_weighted_nearest_mean():
+    """The identity control: argmax_c -||x - mu_c||^2 / 2 + log prior_c, written out directly."""
+    x, y, test = _labelled(4, 5)
+    classes, means = th.class_means(x, y)
+    priors = np.array([1.0, 2.0, 3.0, 6.0])
+    head = th.gaussian_head(means, np.eye(5), priors, classes, ridge=0.0)
+    score = -0.5 * np.sum((test[:, None, :] - means[None]) ** 2, axis=2) + np.log(priors / priors.sum())
+    np.testing.assert_array_equal(head.predict(test), classes[np.argmax(score, axis=1)])
+    ident = th.lda_head(x, y, covariance=np.eye(5), ridge=0.0)
+    counts = np.bincount(np.searchsorted(classes, y)).astype(float)
+    score = -0.5 * np.sum((test[:, None, :] - means[None]) ** 2, axis=2) + np.log(counts / counts.sum())
+    np.testing.assert_array_equal(ident.predict(test), classes[np.argmax(score, axis=1)])
+    # the identity is not the pooled covariance here: the two heads disagree somewhere
+    assert np.any(ident.predict(test) != th.lda_head(x, y).predict(test))
+
+
+def test_gaussian_head_matches_its_formula_and_refuses_bad_input():
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((4, 4))
+    cov, means = A @ A.T + 0.1 * np.eye(4), rng.standard_normal((3, 4))
+    head = th.gaussian_head(means, cov, [2.0, 1.0, 1.0])
+    S_inv = np.linalg.inv(cov + 1e-6 * np.eye(4))
+    np.testing.assert_allclose(head.weights, means @ S_inv, rtol=1e-10)
+    np.testing.assert_allclose(head.bias, -0.5 * np.einsum("kd,de,ke->k", means, S_inv, means)
+                               + np.log([0.5, 0.25, 0.25]), rtol=1e-10)
+    np.testing.assert_array_equal(head.classes, [0, 1, 2])
+    with pytest.raises(ValueError, match="priors"):
+        th.gaussian_head(means, cov, [1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="covariance must be"):
+        th.gaussian_head(means, cov[:3, :3], [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="not positive definite"):
+        th.gaussian_head(means, -np.eye(4), [1.0, 1.0, 1.0])
+
+
+def test_radial_correction_and_mean_norm_ratio():
+    means, centre = np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0])
+    np.testing.assert_allclose(th.radial_correction(means, centre, 0.5), [[1.5, 0.5], [0.5, 2.5]])
+    y = np.repeat([0, 1], 2)
+    a = np.array([[3.0, 1.0], [3.0, 1.0], [1.0, 4.0], [1.0, 4.0]])  # means (3, 1), (1, 4)
+    b = np.array([[2.0, 1.0], [2.0, 1.0], [1.0, 2.0], [1.0, 2.0]])  # means (2, 1), (1, 2)
+    np.testing.assert_allclose(th.mean_norm_ratio(a, y, b, y, centre), [2.0, 3.0])
+    with pytest.raises(ValueError, match="scale must be positive"):
+        th.radial_correction(means, centre, 0.0)
+    with pytest.raises(ValueError, match="same classes"):
+        th.mean_norm_ratio(a, y, b, y + 1, centre)
+
+
+# --------------------------------------------------------------------------------------------------
+# The linear-feature model (T1 exact) and the replay SNR formula
+# --------------------------------------------------------------------------------------------------
+
+
+def _linear_case(collapsed=True, momentum=0.0, depth=1, steps=80, eta=0.5, lam=0.01):
+    rng = np.random.default_rng(11)
+    m = th.collapsed_linear_model(4, 20, 16, 5, rng, collapsed=collapsed)
+    probes = rng.standard_normal((10, 20))
+    out = th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=eta, lam=lam, steps=steps,
+                               probes=probes, momentum=momentum, depth=depth)
+    return out, th.decay_error(out["perp"], eta, lam)
+
+
+def test_collapsed_linear_model_decays_by_exactly_one_minus_eta_lambda():
+    out, err = _linear_case()
+    assert err < 1e-10
+    assert np.all(out["rank"] == 3)  # dim S_t = K - 1 at every step
+    perp = out["perp"]
+    assert np.all(perp[0] > 0.1)
+    np.testing.assert_allclose(perp[-1], perp[0] * (1 - 0.5 * 0.01) ** 80, rtol=1e-10)
+
+
+@pytest.mark.parametrize("control", [{"momentum": 0.1}, {"depth": 2}, {"collapsed": False}],
+                         ids=["momentum", "two_layer", "not_collapsed"])
+def test_each_control_breaks_the_exact_decay(control):
+    out, err = _linear_case(**control)
+    assert err > 1e-6, err
+    assert np.all(out["rank"] == 3)
+
+
+def test_no_weight_decay_means_no_decay():
+    out, err = _linear_case(lam=0.0)
+    assert err < 1e-10  # upsilon = 1: the perpendicular component is frozen
+    np.testing.assert_allclose(out["perp"][-1], out["perp"][0], rtol=1e-10)
+
+
+def test_linear_feature_gd_refuses_bad_arguments():
+    m = th.collapsed_linear_model(3, 5, 4, 2, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="momentum"):
+        th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=0.1, lam=0.1, steps=2,
+                             momentum=1.0)
+    with pytest.raises(ValueError, match="shapes disagree"):
+        th.linear_feature_gd(m["X"], m["onehot"], m["V"].T, m["W"], m["b"], eta=0.1, lam=0.1, steps=2)
+
+
+def test_snr_replay_theory_limits():
+    u = np.array([1.0, 0.1, 1e-8])
+    no_replay = th.snr_replay_theory(0.0, 2.0, 0.0, u)
+    np.testing.assert_allclose(no_replay, u / (2.0 + u), rtol=1e-14)  # T2: -> 0
+    pi = 0.5  # r^2 = 1; delta -> 0 (NC1): the SNR tends to r^2 beta / beta = 1
+    assert th.snr_replay_theory(pi, 2.0, 0.0, 1e-12) == pytest.approx(1.0, rel=1e-10)
+    assert np.all(np.diff(th.snr_replay_theory([0.0, 0.2, 0.5, 0.8], 2.0, 0.1, 1e-6)) > 0)
+    with pytest.raises(ValueError, match="pi"):
+        th.snr_replay_theory(1.0, 1.0, 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# sims.runtime.map_batch
+# --------------------------------------------------------------------------------------------------
+
+
+def _per_item(item, shift):
+    """A per-run function with its own randomness (from the seed index it holds) and some arithmetic."""
+    k = runtime.seed_key(5, item["seed"])
+    draw = jax.random.normal(k, (3,))
+    return {"draw": draw, "value": jnp.tanh(item["x"] @ item["x"] * item["scale"]) + shift,
+            "index": item["seed"] * 2}
+
+
+def _batch(n=5):
+    rng = np.random.default_rng(0)
+    return {"seed": np.arange(n, dtype=np.int32)[::-1].copy(), "x": rng.standard_normal((n, 4)),
+            "scale": rng.uniform(0.1, 1.0, n)}
+
+
+def test_map_batch_equals_a_python_loop():
+    batch = _batch()
+    out = runtime.map_batch(_per_item, batch, 0.25)
+    for i in range(5):
+        one = _per_item(jax.tree.map(lambda a, i=i: a[i], batch), 0.25)
+        np.testing.assert_array_equal(out["draw"][i], np.asarray(one["draw"]))
+        np.testing.assert_allclose(out["value"][i], np.asarray(one["value"]), rtol=1e-14)
+        assert out["index"][i] == 2 * batch["seed"][i]
+    # an item's output does not depend on the rest of the batch
+    part = runtime.map_batch(_per_item, jax.tree.map(lambda a: a[1:3], batch), 0.25)
+    np.testing.assert_array_equal(part["draw"], out["draw"][1:3])
+
+
+def test_map_batch_refuses_empty_or_ragged_batches():
+    with pytest.raises(ValueError, match="common, non-zero leading axis"):
+        runtime.map_batch(_per_item, {"seed": np.zeros(0, np.int32), "x": np.zeros((0, 4)),
+                                      "scale": np.zeros(0)}, 0.0)
+    with pytest.raises(ValueError, match="common, non-zero leading axis"):
+        runtime.map_batch(_per_item, {"seed": np.arange(3, dtype=np.int32), "x": np.zeros((4, 4)),
+                                      "scale": np.ones(3)}, 0.0)
+    with pytest.raises(ValueError, match="common, non-zero leading axis"):
+        runtime.map_batch(_per_item, {}, 0.0)
+    with pytest.raises(ValueError, match="common, non-zero leading axis"):
+        runtime.map_batch(_per_item, {"seed": np.int32(1), "x": np.zeros((1, 4)), "scale": np.ones(1)}, 0.0)
+
+
+_MAP_BATCH_SCRIPT = """
+import sys
+import numpy as np
+from sims import runtime
+runtime.setup()
+import jax
+from tests.test_nc_forgetting import _batch, _per_item
+assert jax.device_count() == 8
+res = {}
+for size in (8, 3, 1):  # 5 items: padded on 8 and on 3 devices
+    out = runtime.map_batch(_per_item, _batch(), 0.25, mesh=runtime.make_mesh(size))
+    for k, v in out.items():
+        res[f"{k}{size}"] = v
+np.savez(sys.argv[1], **res)
+"""
+
+
+def test_map_batch_is_identical_on_eight_simulated_devices(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu", "PBE_PROGRESS": "0",
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    r = subprocess.run([sys.executable, "-c", _MAP_BATCH_SCRIPT, str(tmp_path / "mb.npz")], env=env,
+                       capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = dict(np.load(tmp_path / "mb.npz"))
+    here = runtime.map_batch(_per_item, _batch(), 0.25)  # this process: one device
+    for size in (8, 3, 1):
+        np.testing.assert_array_equal(res[f"draw{size}"], here["draw"])
+        np.testing.assert_array_equal(res[f"index{size}"], here["index"])
+        np.testing.assert_allclose(res[f"value{size}"], here["value"], rtol=1e-14, atol=0)
+
+
+# --------------------------------------------------------------------------------------------------
+# sims/nc_forgetting helpers (no training)
+# --------------------------------------------------------------------------------------------------
+
+
+def test_buffer_count_is_zero_at_zero_at_least_one_and_monotone():
+    assert S.buffer_count(120, 0.0) == 0
+    percents = [0.0, 0.01, 0.5, 1.0, 2.0, 5.0, 20.0, 50.0, 99.0, 100.0]
+    for n in (1, 7, 40, 125, 1000):
+        counts = [S.buffer_count(n, p) for p in percents]
+        assert counts[0] == 0 and all(c >= 1 for c in counts[1:]), counts
+        assert all(a <= b <= n for a, b in itertools.pairwise(counts)), counts  # nested
+        assert counts[-1] == n
+    assert S.buffer_count(200, 5.0) == 10 and S.buffer_count(1000, 0.01) == 1
+
+
+def _orders(per_class=20):
+    y = np.repeat(np.arange(S.N_CLASSES), per_class)
+    return y, S.class_orders(y, 0, 0)
+
+
+def test_class_orders_are_permutations_of_each_class():
+    y, orders = _orders()
+    for c, o in enumerate(orders):
+        np.testing.assert_array_equal(np.sort(o), np.flatnonzero(y == c))
+    assert any(not np.array_equal(o, np.sort(o)) for o in orders)  # shuffled
+    again = S.class_orders(y, 0, 0)
+    other = S.class_orders(y, 0, 1)
+    assert all(np.array_equal(a, b) for a, b in zip(orders, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(orders, other))
+
+
+def test_session_rows_buffers_are_class_balanced_and_nested():
+    y, orders = _orders()
+    previous = None
+    for p in (0.0, 5.0, 10.0, 25.0, 50.0, 100.0):
+        cur, buf, held = S.session_rows(orders, p)
+        assert len(cur) == len(buf) == S.N_TASKS and all(h.size == 0 for h in held)
+        assert buf[0].size == 0
+        for s in range(S.N_TASKS):
+            assert set(y[cur[s]]) == {2 * s, 2 * s + 1} and cur[s].size == 40  # the whole task
+            counts = np.bincount(y[buf[s]], minlength=S.N_CLASSES)
+            np.testing.assert_array_equal(counts[: 2 * s], S.buffer_count(20, p))  # balanced, past only
+            assert np.all(counts[2 * s:] == 0)
+            assert np.unique(buf[s]).size == buf[s].size
+            if s:
+                assert set(buf[s - 1]) <= set(buf[s])  # a class keeps its samples across sessions
+        if previous is not None:
+            for s in range(S.N_TASKS):
+                assert set(previous[s]) <= set(buf[s])  # nested across buffer sizes
+        previous = buf
+
+
+def test_session_rows_calibration_rows_are_never_trained_on():
+    y, orders = _orders()
+    for p in (10.0, 50.0, 100.0):
+        cur, buf, held = S.session_rows(orders, p, calibration=0.5)
+        plain_cur, plain_buf, _ = S.session_rows(orders, p)
+        trained = set(np.concatenate(cur + buf).tolist())
+        held_all = np.concatenate(held)
+        assert held_all.size > 0 and not trained & set(held_all.tolist())
+        m = S.buffer_count(20, p)
+        for c in range(S.N_CLASSES):
+            assert held[c].size == int(np.floor(0.5 * m)) and set(y[held[c]]) == {c}
+        for c in range(8):  # equal memory: held-out + replayed rows = the plain buffer's rows of c
+            memory = set(held[c].tolist()) | set(buf[-1][y[buf[-1]] == c].tolist())
+            assert memory == set(plain_buf[-1][y[plain_buf[-1]] == c].tolist())
+        for s in range(S.N_TASKS):  # the current task trains on everything but its held-out rows
+            assert set(cur[s].tolist()) | set(np.concatenate([held[2 * s], held[2 * s + 1]]).tolist()) \
+                == set(plain_cur[s].tolist())
+
+
+def test_session_rows_joint_holds_every_class_in_every_session():
+    y, orders = _orders()
+    cur, buf, _ = S.session_rows(orders, 0.0, joint=True)
+    assert len(cur) == len(buf) == S.N_TASKS and all(b.size == 0 for b in buf)
+    for c in cur:
+        np.testing.assert_array_equal(np.sort(c), np.arange(y.size))
+
+
+def test_allowed_np_agrees_with_allowed_logits_everywhere():
+    class_task = jnp.asarray(np.arange(S.N_CLASSES) // 2, jnp.int32)
+    for setting in range(3):
+        for session in range(S.N_TASKS):
+            for task in range(S.N_TASKS):
+                want = S.allowed_np(setting, session, task)
+                for cls in (2 * task, 2 * task + 1):
+                    got = S.allowed_logits(jnp.int32(setting), jnp.int32(cls), jnp.int32(session), class_task,
+                                           class_task)
+                    np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{setting} {session} {cls}")
+    assert S.allowed_np(0, 4, 2).tolist() == [k in (4, 5) for k in range(10)]  # TIL: the task's pair
+    assert S.allowed_np(1, 1, 0).sum() == 4 and S.allowed_np(2, 3, 3).sum() == 2
+
+
+def test_target_of_and_masked_loss():
+    cls = jnp.array([0, 3, 6, 9])
+    np.testing.assert_array_equal(S.target_of(2, cls), [0, 1, 0, 1])
+    np.testing.assert_array_equal(S.target_of(1, cls), cls)
+    logits = jnp.zeros((4, 10))
+    allowed = S.allowed_logits(jnp.int32(0), cls, jnp.int32(4), jnp.arange(10) // 2, jnp.arange(10) // 2)
+    np.testing.assert_allclose(S.masked_loss(logits, allowed, S.target_of(0, cls)), np.log(2.0), rtol=1e-12)
+
+
+def test_head_accuracy_on_a_hand_made_head():
+    y = np.repeat(np.arange(10), 3)
+    feats = np.eye(10)[y]  # one-hot features: the identity head is right everywhere
+    W, b = np.eye(10), np.zeros(10)
+    np.testing.assert_array_equal(S.head_accuracy(W, b, feats, y, 1, 4), np.ones(5))
+    at2 = S.head_accuracy(W, b, feats, y, 1, 2)
+    np.testing.assert_array_equal(at2[:3], 1.0)
+    assert np.all(np.isnan(at2[3:]))  # tasks not yet seen
+    b9 = b.copy()
+    b9[9] = 5.0  # a recency bias toward class 9
+    np.testing.assert_array_equal(S.head_accuracy(W, b9, feats, y, 1, 4), [0, 0, 0, 0, 0.5])  # CIL
+    np.testing.assert_array_equal(S.head_accuracy(W, b9, feats, y, 0, 4), [1, 1, 1, 1, 0.5])  # TIL masks it
+    np.testing.assert_array_equal(S.head_accuracy(W, b9, feats, y, 1, 3), [1, 1, 1, 1, np.nan])  # unseen
+    # DIL: two shared logits, scored on class mod 2
+    Wd = np.zeros((10, 10))
+    Wd[0, 0::2], Wd[1, 1::2] = 1.0, 1.0
+    np.testing.assert_array_equal(S.head_accuracy(Wd, b, feats, y, 2, 4), np.ones(5))
+    np.testing.assert_array_equal(S.head_accuracy(-Wd, b, feats, y, 2, 4), np.zeros(5))
+
+
+# --------------------------------------------------------------------------------------------------
+# A tiny end-to-end training through train_grid
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_training():
+    data = S.digits_data(0.3, 0)
+    tr = S.Trainer(widths=(8, 4), steps_per_task=3, batch_size=8, lr=0.05, momentum=0.9, weight_decay=5e-4,
+                   replay_ratio=0.5)
+    specs = [{"seed": s, "setting": st_, "schedule": h, "percent": p} for st_, h, p in
+             [("cil", "concat", 0.0), ("cil", "concat", 20.0), ("til", "concat", 5.0), ("dil", "concat", 100.0),
+              ("cil", "ratio", 20.0)] for s in (0, 1)]
+    first = S.train_grid(tr, data, specs, 0, runtime.make_mesh())
+    again = S.train_grid(tr, data, specs, 0, runtime.make_mesh())
+    return specs, first, again
+
+
+def test_tiny_training_same_seed_index_same_start(tiny_training):
+    """Session 0 has an empty buffer and the same mask in every setting (classes 0, 1), so every
+    concatenating run of one seed index, whatever its buffer size or setting, ends session 0 with the same
+    parameters bit for bit: they started from the same initialisation and drew the same batches."""
+    specs, (out, grid), _ = tiny_training
+    leaves = jax.tree.leaves(out["params"])
+    assert all(a.shape[:3] == (len(specs), S.N_TASKS, 1) for a in leaves)
+    concat = [r for r, sp in enumerate(specs) if sp["schedule"] == "concat"]
+    for s in (0, 1):
+        rows = [r for r in concat if specs[r]["seed"] == s]
+        for a in leaves:
+            for r in rows[1:]:
+                np.testing.assert_array_equal(a[r, 0], a[rows[0], 0])
+        assert len({float(out["loss"][r, 0]) for r in rows}) == 1
+    # different seed indices start differently; different buffers then diverge
+    assert not np.array_equal(leaves[0][0, 0], leaves[0][1, 0])
+    assert not np.array_equal(leaves[0][0, 1], leaves[0][2, 1])
+    assert np.all(np.isfinite(out["loss"])) and np.all(out["loss"] > 0)
+    # the buffer loss is 0 exactly when the buffer is empty (no replay, or session 0)
+    empty = grid["runs"]["buf_n"] == 0
+    assert np.all(empty[:, 0]) and np.all(empty[:2]) and not np.any(empty[2:, 1:])
+    np.testing.assert_array_equal(out["buffer_loss"][empty], 0.0)
+    assert np.all(out["buffer_loss"][~empty] > 0)
+
+
+def test_tiny_training_reruns_are_bitwise_identical(tiny_training):
+    _, (out, grid), (again, grid2) = tiny_training
+    for a, b in zip(jax.tree.leaves(out), jax.tree.leaves(again)):
+        np.testing.assert_array_equal(a, b)
+    for k in grid["runs"]:
+        np.testing.assert_array_equal(grid["runs"][k], grid2["runs"][k])
+
+
+def test_run_grid_buffers_follow_the_specs(tiny_training):
+    specs, (_, grid), _ = tiny_training
+    data_y = S.digits_data(0.3, 0).y_train
+    for r, sp in enumerate(specs):
+        final = grid["buf_rows"][r]
+        n_c = np.bincount(data_y, minlength=10)
+        expect = [S.buffer_count(int(n_c[c]), sp["percent"]) for c in range(8)]
+        np.testing.assert_array_equal(np.bincount(data_y[final], minlength=10)[:8], expect)
+        assert grid["runs"]["buf_n"][r, -1] == final.size
