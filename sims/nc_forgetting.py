@@ -41,7 +41,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 from sims import cli, runtime
-from sims.config import param
+from sims.config import ConfigError, param
 from theory import nc_forgetting as th
 
 N_CLASSES = 10
@@ -163,7 +163,7 @@ def target_of(setting, cls):
 
 
 def masked_loss(logits, allowed, target):
-    """Mean cross-entropy over the allowed logits ``[n, 10]`` (per-sample weights ``[n]`` optional)."""
+    """``[n]`` cross-entropy of ``target [n]`` over the allowed logits (``logits``, ``allowed`` ``[n, 10]``)."""
     z = jnp.where(allowed, logits, -jnp.inf)
     return -jnp.take_along_axis(jax.nn.log_softmax(z), target[:, None], 1)[:, 0]
 
@@ -463,6 +463,9 @@ class CommonParams:
     gaussian_separation: float = param(3.0, gt=0, doc="class-mean scale (3.0, spike 0.5: LDA with the true "
                                        "covariance ~1.0, with the identity ~0.56)")
 
+    def __post_init__(self):
+        _distinct("datasets", self.datasets)
+
     def trainer(self, snapshots: int = 1, steps: int | None = None) -> Trainer:
         return Trainer(self.widths, steps or self.steps_per_task, self.batch_size, self.lr, self.momentum,
                        self.weight_decay, self.replay_ratio, snapshots)
@@ -478,6 +481,11 @@ def load_data(p: CommonParams, name: str, seed: int) -> Data:
         return digits_data(p.digits_test_fraction, seed)
     return gaussian_data(p.gaussian_n_train, p.gaussian_n_test, 64, p.gaussian_spike_rank,
                          p.gaussian_spike_scale, p.gaussian_separation, seed)
+
+
+def _distinct(name: str, values) -> None:
+    if len(set(values)) != len(values):
+        raise ValueError(f"{name} must not repeat an entry, got {list(values)}")
 
 
 def _percents(values) -> tuple[float, ...]:
@@ -505,7 +513,13 @@ class SweepParams(CommonParams):
     head_correction: CorrectionName = param("shrinkage", doc="corrected head reported beside the network's")
 
     def __post_init__(self):
+        super().__post_init__()
+        _distinct("settings", self.settings)
+        _distinct("schedules", self.schedules)
         _percents(self.buffer_percents)
+        if self.head_correction == "calibration":
+            raise ValueError("head_correction 'calibration' needs runs with a held-out buffer: it is measured by "
+                             "the lda experiment; use none, transfer or shrinkage here")
 
 
 def corrected_head(p_name: str, f_tr, y_tr, buf_rows, cur_rows, held_rows=None) -> th.LinearHead | None:
@@ -628,6 +642,7 @@ class SubspaceParams(CommonParams):
     control_noise: float = param(0.3, gt=0, doc="input noise of the non-collapsed control")
 
     def __post_init__(self):
+        super().__post_init__()
         self.check_snapshots(self.snapshots)
         _percents(self.buffer_percents)
         if self.lin_eta * self.lin_lambda >= 1:
@@ -672,15 +687,18 @@ def projections(f_tr_cur, y_tr_cur, f_te, y_te, f_ood, session: int, groups: int
     return cls, th.projection_norm(ood_means - mu_g, q) / scale
 
 
+def ood_group_size(data: Data) -> int:
+    """OOD samples per group: the size of the smallest test class (a group mean is as noisy as a class's)."""
+    return int(np.min(np.bincount(data.y_test)))
+
+
 def _subspace_dataset(p: SubspaceParams, data: Data, seed: int, mesh) -> dict:
     specs = [dict(seed=s, setting="cil", schedule="concat", percent=b) for b in p.buffer_percents
              for s in range(p.n_seeds)]
     out, grid = train_grid(p.trainer(snapshots=p.snapshots), data, specs, seed, mesh)
     ftr = all_features(p.widths, out["params"], data.x_train)
     fte = all_features(p.widths, out["params"], data.x_test)
-    group = int(np.min(np.bincount(data.y_test)))
-    if p.ood_groups * group > data.x_ood.shape[0]:
-        raise ValueError(f"ood_groups x {group} exceeds the {data.x_ood.shape[0]} OOD samples")
+    group = ood_group_size(data)
     food = all_features(p.widths, out["params"], data.x_ood[: p.ood_groups * group])
     R, K = len(specs), p.snapshots
     cls = np.full((R, N_TASKS, K, N_CLASSES), np.nan)
@@ -708,9 +726,14 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
     spanned by the current training data, buffer included).
     """
     lin = linear_cases(p, ctx.config.seed)
+    datas = {name: load_data(p, name, ctx.config.seed) for name in p.datasets}
+    for name, data in datas.items():  # refuse before any training
+        most = data.x_ood.shape[0] // ood_group_size(data)
+        if p.ood_groups > most:
+            raise ConfigError(ctx.config.path, "ood_groups", f"at most {most} (groups of {ood_group_size(data)} "
+                              f"of the {data.x_ood.shape[0]} OOD samples of {name})", p.ood_groups)
     parts = {}
-    for name in p.datasets:
-        data = load_data(p, name, ctx.config.seed)
+    for name, data in datas.items():
         parts[name] = ctx.parts.get(f"subspace_{name}", lambda data=data: _subspace_dataset(
             p, data, ctx.config.seed, ctx.mesh))
     out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
@@ -733,6 +756,7 @@ class BufferParams(CommonParams):
     calibration: float = param(0.5, gt=0, lt=1, doc="lda: share of memory held out, never trained on")
 
     def __post_init__(self):
+        super().__post_init__()
         _percents(self.buffer_percents)
 
 
@@ -824,8 +848,24 @@ def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:
 
 
 LDA_HEADS = ("network", "probe", "lda_buf_mu_buf_sigma", "lda_pop_mu_identity", "lda_pop_mu_pop_sigma",
-             "lda_buf_mu_identity", "uniform_prior", "transfer", "shrinkage", "calibration",
+             "lda_buf_mu_identity", "uniform_prior", "transfer", "shrinkage", "calibration", "radial",
              "calibration_network")
+
+
+def radial_head(f_tr, y_tr, buf_rows, cur_rows, held_rows) -> th.LinearHead:
+    """Buffer means moved radially about mu_G (the mean of the class means) by ``s`` = the median over old
+    classes of ||mu_c(held) - mu_G|| / ||mu_c(buffer) - mu_G||, measured on the never-trained calibration
+    rows; Ledoit-Wolf covariance of the buffer and current data; uniform priors (beyond the paper)."""
+    rows = np.concatenate([buf_rows, cur_rows]).astype(np.int64)
+    x, y = f_tr[rows], y_tr[rows]
+    classes, means = th.class_means(x, y)
+    centre = means.mean(axis=0)
+    old = np.unique(y_tr[held_rows])
+    scale = float(np.median(th.mean_norm_ratio(f_tr[held_rows], y_tr[held_rows], f_tr[buf_rows][np.isin(
+        y_tr[buf_rows], old)], y_tr[buf_rows][np.isin(y_tr[buf_rows], old)], centre)))
+    moved = np.isin(classes, old)
+    means[moved] = th.radial_correction(means[moved], centre, scale)
+    return th.gaussian_head(means, th.shrunk_covariance(x, y), np.ones(classes.size), classes)
 
 
 def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
@@ -867,12 +907,14 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
         have = all(np.any(data.y_train[held] == c) for c in range(2 * last))
         heads["calibration"] = corrected_head("calibration", ftr[rc], data.y_train, _old_rows(grid, rc), cur_c,
                                               held) if have else None
+        have_both = have and all(np.any(data.y_train[_old_rows(grid, rc)] == c) for c in range(2 * last))
+        heads["radial"] = radial_head(ftr[rc], data.y_train, _old_rows(grid, rc), cur_c, held) if have_both else None
         Wc, bc = head_of(_params_at(out["params"], rc, last))
         heads["calibration_network"] = th.LinearHead(Wc, bc, np.arange(N_CLASSES))
         for h_i, name in enumerate(LDA_HEADS):
             if heads[name] is None:
                 continue
-            x = fte[rc] if name.startswith("calibration") else g
+            x = fte[rc] if name.startswith("calibration") or name == "radial" else g
             acc_old[r, h_i] = heads[name].accuracy(x[old_te], data.y_test[old_te])
             acc_all[r, h_i] = heads[name].accuracy(x, data.y_test)
     shape = (len(p.buffer_percents), p.n_seeds, len(LDA_HEADS))
@@ -891,8 +933,9 @@ def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
     training data; population = the full training split); ``uniform_prior`` (buffer statistics, uniform
     priors); ``transfer`` (buffer means, the last task's covariance, uniform priors); ``shrinkage``
     (Ledoit-Wolf); ``calibration`` (a run holding out ``calibration`` of each class's memory, never trained
-    on: old means from those samples, covariance transferred; NaN when a class has none) and that run's
-    own head ``calibration_network``. Equal memory throughout.
+    on: old means from those samples, covariance transferred; NaN when a class has none), ``radial`` (the
+    same run's replayed buffer means shrunk radially by the inflation the calibration samples measure,
+    Ledoit-Wolf covariance) and that run's own head ``calibration_network``. Equal memory throughout.
     """
     parts = {}
     for name in p.datasets:

@@ -155,8 +155,9 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
     of a sweep: seed index x buffer size x setting), vmapped, with that axis sharded over ``mesh``.
 
     ``fn`` derives its randomness from what ``item`` holds (a seed index for :func:`seed_key`), so a run
-    draws the same numbers whatever the batch, device or process count. The axis is padded (by
-    repeating the last entry) to a multiple of the device count.
+    draws the same random numbers whatever the batch, device or process count (its arithmetic may
+    still differ by rounding, which long float32 training amplifies). The axis is padded (by repeating
+    the last entry) to a multiple of the device count.
 
     Args:
       fn: per-item function of one entry of ``batch`` and shared (replicated) arguments.

@@ -171,8 +171,8 @@ def test_nc_metrics_agree_with_a_plain_numpy_implementation(K, extra, per_class,
     for name in ref:
         if name == "nc4":
             assert ours[name] == ref[name]
-        else:  # equiangularity is 0 in exact arithmetic for K = 2: rounding only there
-            atol = 1e-14 if name == "nc2_equiangular" and K == 2 else 0.0
+        else:  # both NC2 metrics are 0 in exact arithmetic for K = 2 (mu~_2 = -mu~_1): rounding only
+            atol = 1e-14 if name.startswith("nc2") and K == 2 else 0.0
             np.testing.assert_allclose(ours[name], ref[name], rtol=1e-10, atol=atol, err_msg=name)
 
 
@@ -718,3 +718,46 @@ def test_run_grid_buffers_follow_the_specs(tiny_training):
         expect = [S.buffer_count(int(n_c[c]), sp["percent"]) for c in range(8)]
         np.testing.assert_array_equal(np.bincount(data_y[final], minlength=10)[:8], expect)
         assert grid["runs"]["buf_n"][r, -1] == final.size
+
+
+# ---------------------------------------------------------------------------------------------------
+# Input a user can get wrong (found by a fresh-clone trial)
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_labels_that_cannot_be_exact_integers_are_refused():
+    x, y, _ = _collapsed(3, 4, 3)
+    x = x + np.random.default_rng(0).standard_normal(x.shape)
+    with pytest.raises(ValueError, match="fit in int64"):
+        th.nc_metrics(x, np.array([0, 2**63, 2**64 - 1], dtype=np.uint64)[y])
+    with pytest.raises(ValueError, match="whole numbers"):
+        th.nc_metrics(x, np.array([0.0, 1e20, 2e20])[y])  # 1e20 and 1e20 + 1 would merge
+    np.testing.assert_allclose(th.nc_metrics(x, y.astype(np.uint8))["nc1"], th.nc_metrics(x, y)["nc1"])
+
+
+def test_complex_or_string_features_are_refused_by_name():
+    x, y, mt = _collapsed(3, 4, 3)
+    with pytest.raises(ValueError, match="features must be a real numeric array"):
+        th.nc_metrics(x.astype(complex), y)
+    with pytest.raises(ValueError, match="head_weights must be a real numeric array"):
+        th.nc_metrics(x, y, mt.astype(str))
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_scale_free_quantities_survive_extreme_scales(scale):
+    rng = np.random.default_rng(1)
+    y = np.repeat(np.arange(3), 20)
+    x = rng.standard_normal((60, 5)) + 3 * np.eye(3, 5)[y]
+    for name, v in th.nc_metrics(x, y).items():
+        np.testing.assert_allclose(th.nc_metrics(x * scale, y)[name], v, rtol=1e-10, err_msg=name)
+    np.testing.assert_allclose(th.snr(x[y == 0] * scale, x[y == 1] * scale), th.snr(x[y == 0], x[y == 1]), rtol=1e-10)
+    np.testing.assert_allclose(th.effective_rank(x * scale), th.effective_rank(x), rtol=1e-10)
+
+
+def test_repeated_sweep_entries_are_refused():
+    with pytest.raises(ValueError, match="datasets must not repeat"):
+        S.SweepParams(datasets=("digits", "digits"))
+    with pytest.raises(ValueError, match="settings must not repeat"):
+        S.SweepParams(settings=("cil", "cil"))
+    with pytest.raises(ValueError, match="needs runs with a held-out buffer"):
+        S.SweepParams(head_correction="calibration")

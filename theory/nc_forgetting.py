@@ -44,9 +44,13 @@ def check_features(features, name: str = "features", *, min_rows: int = 1) -> np
     """``features`` as a finite float64 ``[n, d]`` array with ``n >= min_rows``.
 
     Raises:
-      ValueError: not two-dimensional, too few rows, or a non-finite entry (counted).
+      ValueError: not numeric (strings, complex numbers), not two-dimensional, too few rows, or a
+        non-finite entry (counted).
     """
-    x = np.asarray(features, dtype=np.float64)
+    raw = np.asarray(features)
+    if raw.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a real numeric array, got dtype {raw.dtype}")
+    x = raw.astype(np.float64)
     if x.ndim != 2:
         raise ValueError(f"{name} must be a [n, d] array, got shape {x.shape}")
     if x.shape[0] < min_rows or x.shape[1] < 1:
@@ -55,6 +59,12 @@ def check_features(features, name: str = "features", *, min_rows: int = 1) -> np
     if bad:
         raise ValueError(f"{name} has {bad} non-finite entries (NaN or inf); refused, not averaged in")
     return x
+
+
+def _unit_scale(x: np.ndarray) -> np.ndarray:
+    """``x / max |x|`` (``x`` itself when all zero): for quantities that do not depend on the scale."""
+    m = float(np.max(np.abs(x))) if x.size else 0.0
+    return x / m if m > 0 else x
 
 
 def check_labelled(features, labels, *, min_per_class: int = 2, min_classes: int = 2
@@ -70,11 +80,14 @@ def check_labelled(features, labels, *, min_per_class: int = 2, min_classes: int
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(f"labels must be a [n] vector with n = {x.shape[0]} (the rows of features), "
                          f"got shape {y.shape}")
-    if not np.issubdtype(y.dtype, np.integer):
-        if np.issubdtype(y.dtype, np.floating) and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
-            y = y.astype(np.int64)
-        else:
-            raise ValueError(f"labels must be integers, got dtype {y.dtype}")
+    if y.dtype.kind == "u" and y.size and int(y.max()) > np.iinfo(np.int64).max:
+        raise ValueError("labels must fit in int64, got an unsigned label above 2^63 - 1")
+    if y.dtype.kind == "f":  # integral floats are accepted where they are exact integers (|y| <= 2^53)
+        if not (np.all(np.isfinite(y)) and np.all(y == np.round(y)) and np.all(np.abs(y) <= 2.0**53)):
+            raise ValueError("labels must be integers (float labels must be whole numbers of size at most 2^53)")
+        y = y.astype(np.int64)
+    elif y.dtype.kind not in "iu":
+        raise ValueError(f"labels must be integers, got dtype {y.dtype}")
     classes, counts = np.unique(y, return_counts=True)
     if classes.size < min_classes:
         raise ValueError(f"need at least {min_classes} classes, got {classes.size}")
@@ -165,6 +178,7 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
     SVD M~ = U S V^T.
     """
     x, y, classes = check_labelled(features, labels)
+    x = _unit_scale(x)  # every metric is scale-free: avoid overflow and underflow at extreme scales
     K, n = classes.size, x.shape[0]
     _, means = class_means(x, y)
     mu_g = means.mean(axis=0)
@@ -185,7 +199,7 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
     out = {"nc1": nc1, "nc2_equinorm": float(norms.std() / norms.mean()),
            "nc2_equiangular": float(np.mean(np.abs(cos[off] + 1.0 / (K - 1))))}
     if head_weights is not None:
-        w = np.asarray(head_weights, dtype=np.float64)
+        w = np.asarray(head_weights)
         if w.shape != (K, x.shape[1]):
             raise ValueError(f"head_weights must be [K, d] = [{K}, {x.shape[1]}] (one row per class), "
                              f"got shape {w.shape}")
@@ -228,6 +242,9 @@ def snr(features_a, features_b) -> float:
     b = check_features(features_b, "features_b", min_rows=2)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"features_a and features_b need the same d, got {a.shape[1]} and {b.shape[1]}")
+    scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))  # the SNR is scale-free
+    if scale > 0:
+        a, b = a / scale, b / scale
     num = float(np.sum((a.mean(axis=0) - b.mean(axis=0)) ** 2))
     den = float(np.sum(a.var(axis=0, ddof=1)) + np.sum(b.var(axis=0, ddof=1)))
     if den == 0:
@@ -244,7 +261,7 @@ def effective_rank(features) -> float:
     Raises:
       ValueError: fewer than two rows, non-finite values, or zero variance (no eigenvalue mass).
     """
-    x = check_features(features, min_rows=2)
+    x = _unit_scale(check_features(features, min_rows=2))  # scale-free
     s = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
     total = float(s.sum())
     if total == 0:
