@@ -494,6 +494,16 @@ def _percents(values) -> tuple[float, ...]:
     return tuple(values)
 
 
+def per_dataset(p: CommonParams, ctx: cli.Context, tag: str, fn, datas: dict | None = None) -> dict:
+    """``fn(p, data, seed, mesh) -> arrays`` on every data set of ``p`` (one resumable piece each), the
+    arrays stacked on a leading data-set axis ``[D, ...]``, with ``datasets [D]``."""
+    datas = datas or {name: load_data(p, name, ctx.config.seed) for name in p.datasets}
+    parts = {name: ctx.parts.get(f"{tag}_{name}", lambda data=data: fn(p, data, ctx.config.seed, ctx.mesh))
+             for name, data in datas.items()}
+    out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
+    return {"datasets": np.asarray(p.datasets), **out}
+
+
 def _params_at(params, r: int, s: int, k: int = -1):
     return jax.tree.map(lambda a: a[r, s, k], params)
 
@@ -605,17 +615,12 @@ def run_buffer_sweep(p: SweepParams, ctx: cli.Context) -> dict:
     accuracy of the ``head_correction`` head; ``train_loss``, ``buffer_loss [D, S, H, B, N, 5]`` the
     mean training loss on the current task and on the buffer at each session's end;
     ``joint_head_acc``, ``joint_probe_acc [D, S, N, 5]`` and ``joint_loss [D, S, N]`` of joint training
-    (every class in each of the 5 sessions: the same total steps). Forgetting of task j < 4: F_shallow = A_jj - A_4j, F_deep = A*_jj - A*_4j.
+    (every class in each of the 5 sessions: the same total steps). Forgetting of task j < 4:
+    F_shallow = A_jj - A_4j, F_deep = A*_jj - A*_4j.
     """
-    parts = {}
-    for name in p.datasets:
-        data = load_data(p, name, ctx.config.seed)
-        parts[name] = ctx.parts.get(f"sweep_{name}", lambda data=data: _sweep_dataset(
-            p, data, ctx.config.seed, ctx.mesh))
-    out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
-    return {"datasets": np.asarray(p.datasets), "settings": np.asarray(p.settings),
-            "schedules": np.asarray(p.schedules), "buffer_percents": np.asarray(p.buffer_percents, np.float64),
-            **out}
+    return {"settings": np.asarray(p.settings), "schedules": np.asarray(p.schedules),
+            "buffer_percents": np.asarray(p.buffer_percents, np.float64),
+            **per_dataset(p, ctx, "sweep", _sweep_dataset)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -732,15 +737,10 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
         if p.ood_groups > most:
             raise ConfigError(ctx.config.path, "ood_groups", f"at most {most} (groups of {ood_group_size(data)} "
                               f"of the {data.x_ood.shape[0]} OOD samples of {name})", p.ood_groups)
-    parts = {}
-    for name, data in datas.items():
-        parts[name] = ctx.parts.get(f"subspace_{name}", lambda data=data: _subspace_dataset(
-            p, data, ctx.config.seed, ctx.mesh))
-    out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
     return {"linear_cases": np.asarray(LINEAR_CASES), "linear_perp": lin["perp"],
             "linear_decay_error": lin["decay_error"], "upsilon": np.asarray(1 - p.lin_eta * p.lin_lambda),
-            "datasets": np.asarray(p.datasets), "buffer_percents": np.asarray(p.buffer_percents, np.float64),
-            **out}
+            "buffer_percents": np.asarray(p.buffer_percents, np.float64),
+            **per_dataset(p, ctx, "subspace", _subspace_dataset, datas)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -838,13 +838,8 @@ def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:
     ``nc1_buffer``, ``nc1_heldout [D, B, N]`` (NaN below two samples per class);
     ``compared_per_class [D, B, N]``; ``buffer_loss [D, B, N]`` the training loss on the buffer at the end.
     """
-    parts = {}
-    for name in p.datasets:
-        data = load_data(p, name, ctx.config.seed)
-        parts[name] = ctx.parts.get(f"stats_{name}", lambda data=data: _stats_dataset(
-            p, data, ctx.config.seed, ctx.mesh))
-    out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
-    return {"datasets": np.asarray(p.datasets), "buffer_percents": np.asarray(p.buffer_percents, np.float64), **out}
+    return {"buffer_percents": np.asarray(p.buffer_percents, np.float64),
+            **per_dataset(p, ctx, "stats", _stats_dataset)}
 
 
 LDA_HEADS = ("network", "probe", "lda_buf_mu_buf_sigma", "lda_pop_mu_identity", "lda_pop_mu_pop_sigma",
@@ -937,14 +932,8 @@ def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
     same run's replayed buffer means shrunk radially by the inflation the calibration samples measure,
     Ledoit-Wolf covariance) and that run's own head ``calibration_network``. Equal memory throughout.
     """
-    parts = {}
-    for name in p.datasets:
-        data = load_data(p, name, ctx.config.seed)
-        parts[name] = ctx.parts.get(f"lda_{name}", lambda data=data: _lda_dataset(
-            p, data, ctx.config.seed, ctx.mesh))
-    out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
-    return {"datasets": np.asarray(p.datasets), "buffer_percents": np.asarray(p.buffer_percents, np.float64),
-            "heads": np.asarray(LDA_HEADS), **out}
+    return {"buffer_percents": np.asarray(p.buffer_percents, np.float64), "heads": np.asarray(LDA_HEADS),
+            **per_dataset(p, ctx, "lda", _lda_dataset)}
 
 
 EXPERIMENTS = {
