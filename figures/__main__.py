@@ -61,6 +61,13 @@ def main(argv=None) -> int:
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
     except ResultError as e:
+        configs = results.REPO / "paper_configs"
+        missing = not any(f.exists() for f in results.paths(a.name, results.scale_dir(a.results, a.scale)))
+        if missing and not (configs / f"{a.name}.yaml").is_file():
+            known = ", ".join(sorted(c.stem for c in configs.glob("*.yaml")))
+            print(f"error: no result {a.results}/{a.scale}/{a.name} and no figure '{a.name}' in this repository "
+                  f"(no paper_configs/{a.name}.yaml; known: {known})", file=sys.stderr)
+            return 2
         print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.<paper> "
               f"--config paper_configs/{a.name}.yaml --scale {a.scale})", file=sys.stderr)
         return 2

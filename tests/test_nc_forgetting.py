@@ -761,3 +761,11 @@ def test_repeated_sweep_entries_are_refused():
         S.SweepParams(settings=("cil", "cil"))
     with pytest.raises(ValueError, match="needs runs with a held-out buffer"):
         S.SweepParams(head_correction="calibration")
+
+
+def test_figures_cli_names_an_unknown_figure(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path)],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    line = r.stderr.strip()
+    assert r.returncode == 2 and len(line.splitlines()) == 1
+    assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
