@@ -50,7 +50,7 @@ def check_features(features, name: str = "features", *, min_rows: int = 1) -> np
     raw = np.asarray(features)
     if raw.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a real numeric array, got dtype {raw.dtype}")
-    x = raw.astype(np.float64)
+    x = np.asarray(raw, dtype=np.float64)  # no copy of a float64 array
     if x.ndim != 2:
         raise ValueError(f"{name} must be a [n, d] array, got shape {x.shape}")
     if x.shape[0] < min_rows or x.shape[1] < 1:
@@ -62,9 +62,10 @@ def check_features(features, name: str = "features", *, min_rows: int = 1) -> np
 
 
 def _unit_scale(x: np.ndarray) -> np.ndarray:
-    """``x / max |x|`` (``x`` itself when all zero): for quantities that do not depend on the scale."""
+    """``x / max |x|`` when ``max |x|`` is outside ``[1e-100, 1e100]`` (squares would under- or overflow),
+    else ``x`` itself (no copy): for quantities that do not depend on the scale."""
     m = float(np.max(np.abs(x))) if x.size else 0.0
-    return x / m if m > 0 else x
+    return x / m if m > 0 and not 1e-100 <= m <= 1e100 else x
 
 
 def check_labelled(features, labels, *, min_per_class: int = 2, min_classes: int = 2
@@ -180,15 +181,18 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
     x, y, classes = check_labelled(features, labels)
     x = _unit_scale(x)  # every metric is scale-free: avoid overflow and underflow at extreme scales
     K, n = classes.size, x.shape[0]
-    _, means = class_means(x, y)
+    idx = np.searchsorted(classes, y)
+    onehot = np.zeros((K, n))
+    onehot[idx, np.arange(n)] = 1.0
+    means = onehot @ x / np.bincount(idx, minlength=K)[:, None]  # one pass over the features
     mu_g = means.mean(axis=0)
     mt = means - mu_g
-    resid = x - means[np.searchsorted(classes, y)]
     _, s, vt = np.linalg.svd(mt, full_matrices=False)
     keep = _centred_rank_mask(s, means, mu_g)
     if not np.any(keep):
         raise ValueError("all class means coincide (Sigma_B = 0): NC1 is undefined")
-    proj = resid @ vt[keep].T  # [n, r]
+    v = vt[keep].T  # [d, r]
+    proj = x @ v - (means @ v)[idx]  # residuals projected on the r directions, [n, r]
     nc1 = float(np.sum(np.sum(proj**2, axis=0) / n / s[keep] ** 2))  # = K sum_j (...) / K
     norms = np.linalg.norm(mt, axis=1)
     if np.any(norms == 0):
@@ -208,8 +212,9 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
         if wn == 0:
             raise ValueError("head_weights are all zero: NC3 is undefined")
         out["nc3"] = float(np.sum((w / wn - mt / np.linalg.norm(mt)) ** 2))
-        head = np.argmax(x @ w.T, axis=1)
-        ncc = nearest_class_centre(x, means)
+        scores = x @ np.vstack([w, means]).T  # one pass: head logits and x . mu_c
+        head = np.argmax(scores[:, :K], axis=1)
+        ncc = np.argmin(np.sum(means**2, axis=1) - 2 * scores[:, K:], axis=1)  # nearest centre (||x||^2 dropped)
         out["nc4"] = float(np.mean(head != ncc))
     return out
 
@@ -243,7 +248,7 @@ def snr(features_a, features_b) -> float:
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"features_a and features_b need the same d, got {a.shape[1]} and {b.shape[1]}")
     scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))  # the SNR is scale-free
-    if scale > 0:
+    if scale > 0 and not 1e-100 <= scale <= 1e100:
         a, b = a / scale, b / scale
     num = float(np.sum((a.mean(axis=0) - b.mean(axis=0)) ** 2))
     den = float(np.sum(a.var(axis=0, ddof=1)) + np.sum(b.var(axis=0, ddof=1)))
