@@ -60,9 +60,8 @@ def _decide(dec: dict) -> dict:
 
 
 def _all(decisions) -> str:
-    """Holds when every decision holds; fails when any fails; else inconclusive."""
-    v = [d["verdict"] for d in decisions]
-    return "fails" if "fails" in v else "holds" if v and all(x == "holds" for x in v) else "inconclusive"
+    """Holds when every decision holds; fails when any fails; else (or with none) inconclusive."""
+    return ledger.combine([d["verdict"] for d in decisions], [])
 
 
 def _pooled(x, rows) -> np.ndarray:
@@ -73,9 +72,7 @@ def _pooled(x, rows) -> np.ndarray:
 def _with_controls(own: str, controls: list[ledger.Control]) -> str:
     """A claim holds only when its own test holds and every control is rejected; a control the test
     accepts makes it fail (the test cannot tell the claim from its negation)."""
-    if own != "holds":
-        return own
-    return "holds" if all(c.rejected for c in controls) else "fails"
+    return own if own != "holds" else ledger.verdict(True, controls)
 
 
 def _setting(meta, scale) -> str:

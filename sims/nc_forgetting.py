@@ -364,6 +364,11 @@ def all_features(widths, params, x) -> np.ndarray:
     return np.asarray(out, np.float64).reshape(lead + out.shape[1:])
 
 
+def final_features(widths, params, x) -> np.ndarray:
+    """Features ``[R, n, f]`` of ``x`` after each run's last session (its last snapshot) only."""
+    return all_features(widths, jax.tree.map(lambda a: a[:, -1:, -1:], params), x)[:, 0, 0]
+
+
 def allowed_np(setting: int, session: int, task: int) -> np.ndarray:
     """``[10]`` logits a sample of ``task`` competes over at ``session`` (numpy twin of
     :func:`allowed_logits`)."""
@@ -769,8 +774,8 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
              for s in range(p.n_seeds)]
     out, grid = train_grid(p.trainer(), data, specs, seed, mesh)
     last = N_TASKS - 1
-    ftr = all_features(p.widths, out["params"], data.x_train)[:, last, -1]
-    fte = all_features(p.widths, out["params"], data.x_test)[:, last, -1]
+    ftr = final_features(p.widths, out["params"], data.x_train)
+    fte = final_features(p.widths, out["params"], data.x_test)
     old = np.arange(2 * last)
     R = len(specs)
     er_buf, er_held, er_held_b, nc1_buf, nc1_held, nc1_held_b, per_class = (np.full(R, np.nan) for _ in range(7))
@@ -873,8 +878,8 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     grid = {"runs": jax.tree.map(lambda *a: np.concatenate(a), parts[0][1]["runs"], parts[1][1]["runs"]),
             "held": parts[0][1]["held"] + parts[1][1]["held"], "buf_rows": parts[0][1]["buf_rows"] + parts[1][1]["buf_rows"]}
     last = N_TASKS - 1
-    ftr = all_features(p.widths, out["params"], data.x_train)[:, last, -1]
-    fte = all_features(p.widths, out["params"], data.x_test)[:, last, -1]
+    ftr = final_features(p.widths, out["params"], data.x_train)
+    fte = final_features(p.widths, out["params"], data.x_test)
     old_te = (data.y_test // 2) < last
     acc_old, acc_all = (np.full((half, len(LDA_HEADS)), np.nan) for _ in range(2))
     eye = np.eye(ftr.shape[-1])
@@ -891,9 +896,7 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
         heads["lda_pop_mu_identity"] = th.lda_head(f, data.y_train, covariance=eye)
         heads["lda_pop_mu_pop_sigma"] = th.lda_head(f, data.y_train)
         heads["lda_buf_mu_identity"] = th.lda_head(xb, yb, covariance=eye)
-        cls, mb = th.class_means(xb, yb)
-        heads["uniform_prior"] = th.gaussian_head(mb, th.pooled_covariance(xb, yb, ddof_per_class=0),
-                                                  np.ones(cls.size), cls)
+        heads["uniform_prior"] = th.lda_head(xb, yb, priors=np.ones(np.unique(yb).size))
         for name in ("transfer", "shrinkage"):
             heads[name] = corrected_head(name, f, data.y_train, _old_rows(grid, r), cur)
         rc = half + r  # the calibration run with the same seed and memory

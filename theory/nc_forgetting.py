@@ -402,15 +402,18 @@ def gaussian_head(means, covariance, priors, classes=None, *, ridge: float = LDA
     return LinearHead(w, b, cls)
 
 
-def lda_head(features, labels, *, covariance=None, means=None, ridge: float = LDA_RIDGE) -> LinearHead:
+def lda_head(features, labels, *, covariance=None, means=None, priors=None,
+             ridge: float = LDA_RIDGE) -> LinearHead:
     """LDA head from labelled features: class means and frequencies of ``(features, labels)``, and the
     pooled within-class covariance unless ``covariance [d, d]`` is given (``np.eye(d)`` gives the
-    identity counterfactual); ``means [K, d]`` replaces the class means (e.g. population means)."""
+    identity counterfactual); ``means [K, d]`` replaces the class means (e.g. population means) and
+    ``priors [K]`` the class frequencies (e.g. uniform)."""
     x, y, classes = check_labelled(features, labels, min_per_class=1)
     _, mu = class_means(x, y)
     counts = np.array([np.sum(y == c) for c in classes], np.float64)
     cov = pooled_covariance(x, y, ddof_per_class=0) if covariance is None else covariance
-    return gaussian_head(mu if means is None else means, cov, counts, classes, ridge=ridge)
+    return gaussian_head(mu if means is None else means, cov, counts if priors is None else priors, classes,
+                         ridge=ridge)
 
 
 def shrunk_covariance(features, labels) -> np.ndarray:
