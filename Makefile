@@ -6,6 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SCALE ?= quick
+# make verify SEED_OFFSET=N: replicate on fresh seeds (every root seed + N) in results/$(SCALE)/seed-offset-N/.
+SEED_OFFSET ?= 0
+REPORTS := reports/$(SCALE)$(if $(filter-out 0,$(SEED_OFFSET)),/seed-offset-$(SEED_OFFSET))
 export PYTHONUNBUFFERED := 1
 
 ifeq ($(filter $(SCALE),quick paper),)
@@ -28,6 +31,7 @@ help:
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
 	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
+	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
 	@echo "make bench     benchmarks, ratios measured side by side"
 	@echo "figures: $(NAMES)"
 
@@ -45,7 +49,7 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
 verify: $(STAMP)
-	$(PY) -m claims verify --scale $(SCALE) --json reports/$(SCALE)/claims.json --markdown reports/$(SCALE)/claims.md
+	$(PY) -m claims verify --scale $(SCALE) --seed-offset $(SEED_OFFSET) --json $(REPORTS)/claims.json --markdown $(REPORTS)/claims.md
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

@@ -2,6 +2,7 @@
 
     python -m claims list [--paper P]
     python -m claims verify [--scale quick|paper] [--paper P] [--claim ID] [--json PATH] [--markdown PATH]
+                            [--seed-offset N]
 
 ``verify`` prints a table of verdicts and exits 0 only when every measured claim's verdict is the one it
 is expected to have at that scale (a claim shown to fail here is registered as expected to fail, with
@@ -10,6 +11,10 @@ does not fail the run (the summary counts it). Claims
 that read a figure's result read it at the scale asked (``results/<scale>/``). Bad arguments, a
 selection that matches no claim, and a report that cannot be written exit 2 with one line, before any
 claim runs.
+
+``--seed-offset N`` replicates on fresh seeds: every figure is rerun with its root seed shifted by N into
+``results/<scale>/seed-offset-N/`` (``results/<scale>/`` is never touched), and each claim's verdict is
+printed beside its verdict on the default seeds, with the replication rate.
 """
 
 from __future__ import annotations
@@ -35,7 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     p_ver.add_argument("--claim", help="only this claim (an id from `python -m claims list`)")
     p_ver.add_argument("--json", help="write the outcomes as JSON to this path")
     p_ver.add_argument("--markdown", help="write the ledger as markdown to this path")
+    p_ver.add_argument("--seed-offset", type=int, default=0, metavar="N",
+                       help="replicate: shift every figure's root seed by N >= 1 (results/<scale>/seed-offset-N/) "
+                            "and print each verdict beside the default seeds' verdict")
     args = parser.parse_args(argv)
+    if getattr(args, "seed_offset", 0) < 0:
+        parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
 
     runtime.setup()
     try:
@@ -64,18 +74,34 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     width = max((len(c.id) for c in claims), default=10)
-    print(f"scale: {args.scale}\n{'claim':{width}s}  {'verdict':15s} {'expected':12s} {'s':>7s}  evidence")
+    offset = args.seed_offset
+    base: dict[str, str] = {}
+    if offset:
+        print(f"default seeds first (results/{args.scale}/), then seed offset {offset} "
+              f"(results/{args.scale}/seed-offset-{offset}/)", flush=True)
+        base = {o.claim.id: o.verdict for o in ledger.run(claims, scale=args.scale)}
+    print(f"scale: {args.scale}" + (f", seed offset {offset}" if offset else "")
+          + f"\n{'claim':{width}s}  {'verdict':15s} {'expected':12s} "
+          + (f"{'default seeds':14s} " if offset else "") + f"{'s':>7s}  stability | evidence")
 
     def show(o):
         ev = o.evidence
-        mark = "ok " if o.as_expected else "-- " if o.not_measured else "XX "
+        mark = ("ok " if o.ok else "XX ") if not o.not_measured else "-- "
         detail = (f"measured {ledger.fmt(ev.measured)} | predicted {ledger.fmt(ev.predicted)}"
                   f" | tol {ev.tolerance}") if ev else (o.not_measured or o.error.strip().splitlines()[-1])
-        print(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {o.seconds:7.1f}  "
-              f"{detail}", flush=True)
+        stab = ledger.fmt_stability(o.stability) or "-"
+        was = f"{base.get(o.claim.id, '?'):14s} " if offset else ""
+        print(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {was}{o.seconds:7.1f}  "
+              f"{stab} | {detail}", flush=True)
 
-    outcomes = ledger.run(claims, scale=args.scale, on_done=show)
+    outcomes = ledger.run(claims, scale=args.scale, seed_offset=offset, on_done=show)
     print("\n" + ledger.summary(outcomes))
+    if offset:
+        measured = [o for o in outcomes if not o.not_measured and base.get(o.claim.id) not in (None, "not measured")]
+        same = [o for o in measured if o.verdict == base[o.claim.id]]
+        changed = [f"{o.claim.id} ({base[o.claim.id]} -> {o.verdict})" for o in measured if o not in same]
+        print(f"replication at seed offset {offset}: {len(same)} of {len(measured)} verdicts unchanged"
+              + (f"; changed: {', '.join(changed)}" if changed else ""))
     if args.json:
         write_atomic(args.json, dumps([o.to_dict() for o in outcomes]))
     if args.markdown:

@@ -19,23 +19,34 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import pkgutil
 import sys
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
+
+import numpy as np
 
 import claims
+from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compare, exact, paired,
+                              proportion, verdict_of, ztest)
 from sims import cli
 from sims.results import SCALES, jsonable
 
-Verdict = Literal["holds", "fails", "inconclusive"]
-VERDICTS = ("holds", "fails", "inconclusive")
+__all__ = ["Control", "Decision", "Evidence", "Claim", "Reads", "FigureResult", "claim", "run", "check",
+           "compare", "exact", "paired", "proportion", "ztest", "verdict_of", "figure_result"]
+
 NOT_MEASURED = "not measured"
 
 # Modules of this package that are infrastructure, not papers.
-_NOT_PAPERS = {"ledger", "__main__"}
+_NOT_PAPERS = {"ledger", "decisions", "__main__"}
+
+# Leave-one-seed-out re-decisions: up to this many seeds each seed is left out once; above it the seeds
+# are split into STABILITY_FOLDS disjoint folds, each left out in turn.
+STABILITY_MAX_LOO = 16
+STABILITY_FOLDS = 8
 
 # Whether a claim may compute a figure's missing or stale result, per scale: quick runs in minutes on a
 # laptop; a paper-scale result comes only from `make figures SCALE=paper` (GPU hours), never as a side
@@ -48,12 +59,14 @@ class NotMeasured(Exception):
     compute it there. ``str(err)`` says how to produce it."""
 
 
-def figure_result(name: str, scale: str) -> tuple[dict, dict]:
+def figure_result(name: str, scale: str, seed_offset: int = 0) -> tuple[dict, dict]:
     """The arrays and sidecar of figure ``name`` (``paper_configs/<name>.yaml``) at ``scale``: loaded
     when current, computed when missing or stale and :data:`COMPUTE_MISSING` allows it at that scale.
+    With ``seed_offset`` N > 0 the figure's root seed is shifted by N and the result lives in
+    ``results/<scale>/seed-offset-N/`` (a replication on fresh seeds; ``results/<scale>/`` is untouched).
 
     This is the one route from a claim to a figure's numbers, so the ledger and the figure always
-    report the same run.
+    report the same run. Claims do not call it: they declare ``reads=`` and are handed :class:`Reads`.
 
     Raises:
       NotMeasured: the result is not current at ``scale`` and may not be computed there.
@@ -61,105 +74,144 @@ def figure_result(name: str, scale: str) -> tuple[dict, dict]:
     """
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    stored = cli.stored_result(name, scale)
+    stored = cli.stored_result(name, scale, seed_offset=seed_offset)
     if stored is not None:
         return stored
     if not COMPUTE_MISSING[scale]:
-        raise NotMeasured(f"no current {scale}-scale result of {name}; run `make fig-{name} SCALE={scale}`")
-    print(f"  computing {name} at {scale} scale (no current result)...", file=sys.stderr, flush=True)
-    return cli.run_config(cli.figure_config(name), scale, quiet=True)
+        where = f" SEED_OFFSET={seed_offset}" if seed_offset else ""
+        raise NotMeasured(f"no current {scale}-scale result of {name}; run `make fig-{name} SCALE={scale}"
+                          f"{where}`")
+    print(f"  computing {name} at {scale} scale{f' (seed offset {seed_offset})' if seed_offset else ''} "
+          "(no current result)...", file=sys.stderr, flush=True)
+    return cli.run_config(cli.figure_config(name), scale, quiet=True, seed_offset=seed_offset)
 
 
-@dataclass(frozen=True)
-class Control:
-    """A case just outside a claim's hypothesis that the claim's own check is run on and must reject
-    (an off-line member of an equivalence family, a monomial activation where a generic one is
-    assumed, a graph with a bottleneck where none is assumed).
+class FigureResult(NamedTuple):
+    """One figure's result as a claim sees it: ``arrays`` (name -> numpy array) and ``meta`` (the
+    sidecar: config, provenance, ``summary``, and ``seed_axes``: array name -> axis holding the seeds)."""
 
-    Attributes:
-      case: what differs from the hypothesis, in words.
-      measured: what the same check measured on it (the number that made it reject, or accept).
-      rejected: whether the check rejected it (a control that is accepted means the check cannot fail).
+    arrays: dict
+    meta: dict
+
+
+class Reads(Mapping):
+    """What a check is handed: the results of the figures its claim declared in ``reads=``, by name,
+    and the run's ``scale`` and ``seed_offset`` (for a check that draws its own seeds).
+
+    ``r[name]`` is a :class:`FigureResult` (unpacks as ``arrays, meta = r[name]``).
+
+    Raises:
+      KeyError: a figure the claim did not declare in ``reads=`` (the message names the claim).
     """
 
-    case: str
-    measured: Any
-    rejected: bool
+    def __init__(self, results: Mapping[str, FigureResult], scale: str = "quick", seed_offset: int = 0,
+                 claim_id: str = "?"):
+        self._results = {k: FigureResult(*v) for k, v in results.items()}
+        self.scale, self.seed_offset, self.claim_id = scale, int(seed_offset), claim_id
+
+    def __getitem__(self, name: str) -> FigureResult:
+        if name not in self._results:
+            raise KeyError(f"claim {self.claim_id} reads figure {name!r} without declaring it in reads= "
+                           f"(declared: {', '.join(self._results) or 'none'})")
+        return self._results[name]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self):
+        return len(self._results)
+
+    def n_seeds(self) -> int:
+        """The largest seed count over the arrays the sidecars name in ``seed_axes`` (0 when none)."""
+        sizes = [np.shape(a.arrays[k])[ax] for a in self._results.values()
+                 for k, ax in (a.meta.get("seed_axes") or {}).items() if k in a.arrays]
+        return max(sizes, default=0)
+
+    def without(self, drop) -> "Reads":
+        """The same reads with the seeds ``drop`` (indices) removed from every array the sidecars name in
+        ``seed_axes`` (indices beyond an array's seed count are ignored). Nothing is recomputed."""
+        drop = np.asarray(drop, int)
+        out = {}
+        for name, fr in self._results.items():
+            axes = fr.meta.get("seed_axes") or {}
+            arrays = dict(fr.arrays)
+            for k, ax in axes.items():
+                if k in arrays:
+                    a = np.asarray(arrays[k])
+                    arrays[k] = np.delete(a, drop[drop < a.shape[ax]], axis=ax)
+            out[name] = FigureResult(arrays, fr.meta)
+        return Reads(out, self.scale, self.seed_offset, self.claim_id)
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """The outcome of one check.
+    """The outcome of one check. Its verdict is computed, never written: :func:`verdict_of` of its own
+    ``decisions`` and its ``controls``.
 
     Attributes:
       measured: name -> value actually measured (floats, ints, short lists).
       predicted: name -> value the theorem predicts for the same quantities.
-      tolerance: how close counts as agreement, in words or numbers (e.g. ``"rel 2%"``).
-      verdict: ``"holds"``, ``"fails"`` or ``"inconclusive"``.
+      tolerance: how close counts as agreement, and which test decided (e.g. ``"Student-t 95%"``).
+      decisions: the :class:`Decision` of each of the claim's own tests (none: nothing was testable,
+        the verdict is "inconclusive").
       stderr: name -> standard error of a Monte Carlo measurement (empty when exact).
       notes: one or two sentences a reader needs (setting, why a tolerance is what it is).
-      controls: the :class:`Control` cases the same check ran on; a claim holds only when its own
-        cases pass *and* every control is rejected.
+      controls: the :class:`Control` cases the same test ran on; a claim holds only when its own
+        decisions hold *and* every control's decision is "fails".
       no_control: for a claim without a meaningful control (an exact integer identity), one line
         saying why; a registered claim gives controls or this reason.
+      seeds: which seeds did what, when a parameter was chosen from data (``{"chosen on": ..., "judged
+        on": ...}``): the two must be disjoint.
 
     Raises:
-      ValueError: an unknown verdict, or ``"holds"`` while a control was accepted.
+      TypeError: a decision or control of the wrong type.
     """
 
     measured: dict[str, Any]
     predicted: dict[str, Any]
     tolerance: str
-    verdict: Verdict
+    decisions: tuple[Decision, ...] = ()
     stderr: dict[str, Any] = field(default_factory=dict)
     notes: str = ""
     controls: tuple[Control, ...] = ()
     no_control: str = ""
+    seeds: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        object.__setattr__(self, "decisions", tuple(self.decisions))
         object.__setattr__(self, "controls", tuple(self.controls))
+        for d in self.decisions:
+            if not isinstance(d, Decision):
+                raise TypeError(f"decisions must be Decision instances, got {type(d).__name__}")
         for c in self.controls:
             if not isinstance(c, Control):
                 raise TypeError(f"controls must be Control instances, got {type(c).__name__}")
-        accepted = [c.case for c in self.controls if not c.rejected]
-        if self.verdict == "holds" and accepted:
-            raise ValueError(f"a claim cannot hold while its check accepts a control: {accepted}")
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict_of(self.decisions, self.controls)
 
     @property
     def controls_rejected(self) -> bool:
         """Every control was rejected (vacuously true without controls)."""
         return all(c.rejected for c in self.controls)
 
+    def margins(self) -> list[tuple[float, float]]:
+        """``(|margin_se|, critical)`` of every own and control decision decided on a standard error."""
+        ds = list(self.decisions) + [c.decision for c in self.controls]
+        return [(abs(d.margin_se), d.critical or 0.0) for d in ds
+                if d.margin_se is not None and math.isfinite(d.margin_se)]
 
-def combine(own: list[str], control_decisions: list[str]) -> Verdict:
-    """The verdict of a claim decided by three-valued tests (:func:`theory.numerics.paired_decision`).
-
-    ``own``: the decisions of the claim's own cases; ``control_decisions``: the same test's decisions on
-    its controls (a control is rejected when its decision is "fails"). A failed own case gives "fails";
-    an undecided one, or none (nothing testable), "inconclusive"; when every own case holds, the claim
-    holds if every control is rejected, "fails" if the test accepted a control outright (it cannot tell
-    the claim from its negation), else "inconclusive".
-    """
-    if "fails" in own:
-        return "fails"
-    if "inconclusive" in own or not own:
-        return "inconclusive"
-    if all(c == "fails" for c in control_decisions):
-        return "holds"
-    return "fails" if "holds" in control_decisions else "inconclusive"
-
-
-def verdict(ok: bool, controls: tuple[Control, ...] | list[Control] = ()) -> Verdict:
-    """``"holds"`` if ``ok`` and every control was rejected, else ``"fails"``."""
-    return "holds" if bool(ok) and all(c.rejected for c in controls) else "fails"
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "verdict": self.verdict,
+                "controls": [{**asdict(c), "rejected": c.rejected} for c in self.controls]}
 
 
 @dataclass(frozen=True)
 class Claim:
     """A registered claim. ``expected`` is the verdict our measurement is known to give (one verdict, or
-    a scale -> verdict mapping), and ``why`` explains any expectation other than ``"holds"``."""
+    a scale -> verdict mapping), and ``why`` explains any expectation other than ``"holds"``. ``reads``
+    names the figures whose results the check is handed (as :class:`Reads`)."""
 
     id: str
     source: str
@@ -167,6 +219,7 @@ class Claim:
     check: Callable[..., Evidence]
     expected: Verdict | Mapping[str, Verdict] = "holds"
     why: str = ""
+    reads: tuple[str, ...] = ()
 
     @property
     def paper(self) -> str:
@@ -177,12 +230,65 @@ class Claim:
         return self.expected if isinstance(self.expected, str) else self.expected[scale]
 
     @property
-    def takes_scale(self) -> bool:
-        """Whether the check reads a figure's result (takes the ``scale`` argument)."""
-        return "scale" in inspect.signature(self.check).parameters
+    def takes_reads(self) -> bool:
+        """Whether the check takes an argument (the :class:`Reads`)."""
+        return len(inspect.signature(self.check).parameters) > 0
 
-    def run(self, scale: str) -> Evidence:
-        return self.check(scale=scale) if self.takes_scale else self.check()
+    def load(self, scale: str, seed_offset: int = 0) -> Reads:
+        """The results of the figures in ``reads`` at ``scale`` (through :func:`figure_result`).
+
+        Raises: NotMeasured, ConfigError (as :func:`figure_result`)."""
+        return Reads({n: figure_result(n, scale, seed_offset) for n in self.reads}, scale, seed_offset,
+                     self.id)
+
+    def decide(self, reads: Reads) -> Evidence:
+        """Run the check on ``reads``. Raises TypeError when it returns anything but :class:`Evidence`,
+        ValueError when it gives neither controls nor a reason for having none."""
+        ev = self.check(reads) if self.takes_reads else self.check()
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"check of {self.id} returned {type(ev).__name__}, not Evidence")
+        if not ev.controls and not ev.no_control:
+            raise ValueError(f"{self.id} returned no controls and no one-line reason why it has none")
+        return ev
+
+    def run(self, scale: str = "quick", seed_offset: int = 0) -> Evidence:
+        return self.decide(self.load(scale, seed_offset))
+
+
+def stability(c: Claim, reads: Reads, full: Evidence) -> dict[str, Any] | None:
+    """Re-decide claim ``c`` with seeds left out of the arrays it read, without running anything again:
+    each seed once (up to :data:`STABILITY_MAX_LOO` seeds), else :data:`STABILITY_FOLDS` disjoint folds.
+
+    Returns ``None`` when no array it read has a seed axis (an exact or deterministic claim), else
+    ``agree`` (re-decisions with the full verdict), ``total``, ``min_margin_se`` (the smallest
+    ``|margin_se|`` of any decision, full run and re-decisions), ``min_slack_se`` (the smallest
+    ``|margin_se| - critical``: how many SE the closest decision is from changing), ``fragile`` (any
+    re-decision disagrees), ``left_out`` (the folds) and ``changed`` (the folds whose verdict changed).
+    A re-decision that raises counts as a disagreement.
+    """
+    n = reads.n_seeds()
+    if n == 0:
+        return None
+    folds = ([[i] for i in range(n)] if n <= STABILITY_MAX_LOO
+             else [f.tolist() for f in np.array_split(np.arange(n), STABILITY_FOLDS)])
+    margins = full.margins()
+    agree, changed = 0, []
+    for fold in folds:
+        try:
+            ev = c.decide(reads.without(fold))
+            v = ev.verdict
+            margins += ev.margins()
+        except Exception as e:  # noqa: BLE001 - a check that breaks without a seed is not stable
+            v = f"error ({type(e).__name__})"
+        if v == full.verdict:
+            agree += 1
+        else:
+            changed.append({"left_out": fold, "verdict": v})
+    return {"agree": agree, "total": len(folds), "n_seeds": n,
+            "design": "leave one seed out" if n <= STABILITY_MAX_LOO else f"{STABILITY_FOLDS} disjoint folds",
+            "min_margin_se": min((m for m, _ in margins), default=None),
+            "min_slack_se": min((m - k for m, k in margins), default=None),
+            "fragile": agree < len(folds), "changed": changed}
 
 
 @dataclass(frozen=True)
@@ -196,6 +302,8 @@ class Outcome:
     error: str = ""
     scale: str = "quick"
     not_measured: str = ""
+    stability: dict[str, Any] | None = None
+    seed_offset: int = 0
 
     @property
     def verdict(self) -> str:
@@ -212,18 +320,25 @@ class Outcome:
         return self.evidence is not None and self.evidence.verdict == self.expected
 
     @property
+    def fragile(self) -> bool:
+        return bool(self.stability and self.stability["fragile"])
+
+    @property
     def ok(self) -> bool:
-        """As expected, or honestly not measured at this scale (neither an error nor a surprise)."""
-        return self.as_expected or bool(self.not_measured)
+        """As expected and not fragile (a fragile verdict is allowed only where "inconclusive" is
+        expected), or honestly not measured at this scale (neither an error nor a surprise)."""
+        return (self.as_expected and (not self.fragile or self.expected == "inconclusive")) or bool(
+            self.not_measured)
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
         return jsonable({
             "id": c.id, "paper": c.paper, "source": c.source, "statement": c.statement,
             "scale": self.scale, "expected": self.expected, "why": c.why, "verdict": self.verdict,
-            "as_expected": self.as_expected, "seconds": round(self.seconds, 3), "error": self.error,
-            "not_measured": self.not_measured,
-            "evidence": asdict(self.evidence) if self.evidence is not None else None,
+            "as_expected": self.as_expected, "fragile": self.fragile, "seed_offset": self.seed_offset,
+            "seconds": round(self.seconds, 3), "error": self.error, "not_measured": self.not_measured,
+            "evidence": None if self.evidence is None else {
+                **self.evidence.to_dict(), "reads": list(c.reads), "stability": self.stability},
         })
 
 
@@ -231,13 +346,16 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id: str, *, source: str, statement: str, expected: Verdict | Mapping[str, Verdict] = "holds",
-          why: str = ""):
-    """Decorator registering ``fn() -> Evidence`` (or ``fn(scale) -> Evidence``) as the check of claim
-    ``id``. ``expected`` is one verdict, or one per scale (``{"quick": ..., "paper": ...}``).
+          why: str = "", reads: tuple[str, ...] = ()):
+    """Decorator registering ``fn(r: Reads) -> Evidence`` (or ``fn() -> Evidence`` for a claim that reads
+    nothing) as the check of claim ``id``. ``reads`` names the figures (``paper_configs/<name>.yaml``)
+    whose results the check is handed; ``expected`` is one verdict, or one per scale
+    (``{"quick": ..., "paper": ...}``).
 
     Raises:
       ValueError: malformed id (must be ``<paper>.<slug>``), duplicate id, unknown expected verdict or
-        scale, or an expectation other than ``"holds"`` without a ``why``.
+        scale, an expectation other than ``"holds"`` without a ``why``, or a check that declares reads
+        but takes no argument.
     """
     if id.count(".") != 1 or not all(id.split(".")):
         raise ValueError(f"claim id must be '<paper>.<slug>', got {id!r}")
@@ -250,10 +368,15 @@ def claim(id: str, *, source: str, statement: str, expected: Verdict | Mapping[s
     if set(per_scale.values()) != {"holds"} and not why:
         raise ValueError(f"claim {id}: an expected verdict other than 'holds' needs a `why`")
 
-    def register(fn: Callable[[], Evidence]) -> Callable[[], Evidence]:
+    reads = (reads,) if isinstance(reads, str) else tuple(reads)
+
+    def register(fn: Callable[..., Evidence]) -> Callable[..., Evidence]:
         if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim {id} is registered twice")
-        REGISTRY[id] = Claim(id, source, statement, fn, expected, why)
+        c = Claim(id, source, statement, fn, expected, why, reads)
+        if reads and not c.takes_reads:
+            raise ValueError(f"claim {id} declares reads={reads} but its check takes no argument")
+        REGISTRY[id] = c
         return fn
 
     return register
@@ -291,26 +414,26 @@ def select(paper: str | None = None, claim_id: str | None = None) -> list[Claim]
     return sorted(out, key=lambda c: c.id)
 
 
-def run(claims: list[Claim], *, scale: str = "quick",
+def run(claims: list[Claim], *, scale: str = "quick", seed_offset: int = 0,
         on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Run each claim's check at ``scale``; a check that raises becomes an ``error`` outcome, never a
-    crash, and one whose figure result does not exist at that scale a ``not measured`` outcome."""
+    """Run each claim's check at ``scale`` (on figure results whose root seeds are shifted by
+    ``seed_offset``), then re-decide it with seeds left out (:func:`stability`) when it read per-seed
+    arrays. A check that raises becomes an ``error`` outcome, never a crash, and one whose figure
+    result does not exist at that scale a ``not measured`` outcome."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     outcomes = []
     for c in claims:
         t0 = time.perf_counter()
+        kw = {"scale": scale, "seed_offset": seed_offset}
         try:
-            ev = c.run(scale)
-            if not isinstance(ev, Evidence):
-                raise TypeError(f"check of {c.id} returned {type(ev).__name__}, not Evidence")
-            if not ev.controls and not ev.no_control:
-                raise ValueError(f"{c.id} returned no controls and no one-line reason why it has none")
-            o = Outcome(c, ev, time.perf_counter() - t0, scale=scale)
+            reads = c.load(scale, seed_offset)
+            ev = c.decide(reads)
+            o = Outcome(c, ev, time.perf_counter() - t0, stability=stability(c, reads, ev), **kw)
         except NotMeasured as e:
-            o = Outcome(c, None, time.perf_counter() - t0, scale=scale, not_measured=str(e))
+            o = Outcome(c, None, time.perf_counter() - t0, not_measured=str(e), **kw)
         except Exception:  # noqa: BLE001 - the ledger reports a broken check, it does not crash
-            o = Outcome(c, None, time.perf_counter() - t0, traceback.format_exc(limit=3), scale=scale)
+            o = Outcome(c, None, time.perf_counter() - t0, traceback.format_exc(limit=3), **kw)
         outcomes.append(o)
         if on_done is not None:
             on_done(o)
@@ -332,16 +455,40 @@ def fmt(x: Any) -> str:
 
 
 def summary(outcomes: list[Outcome]) -> str:
-    """One line: how many claims gave their expected verdict, and which did not."""
+    """One line: how many claims gave their expected verdict, every claim whose verdict is not "holds"
+    (by verdict), every fragile one, and which were unexpected."""
     bad = [o.claim.id for o in outcomes if not o.ok]
     good = sum(o.as_expected for o in outcomes)
     missing = sum(bool(o.not_measured) for o in outcomes)
     counts = {v: sum(o.verdict == v for o in outcomes) for v in VERDICTS + ("error", NOT_MEASURED)}
     tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     scale = outcomes[0].scale if outcomes else "quick"
+    offset = outcomes[0].seed_offset if outcomes else 0
+    named = "; ".join(f"{v}: {', '.join(o.claim.id for o in outcomes if o.verdict == v)}"
+                      for v in VERDICTS[1:] + ("error", NOT_MEASURED) if counts[v])
+    fragile = [o.claim.id for o in outcomes if o.fragile]
     return (f"{good} of {len(outcomes) - missing} measured claims gave their expected verdict at {scale} "
-            f"scale ({tally})" + (f"; {missing} not measured at this scale (not a failure)" if missing else "")
+            f"scale{f' (seed offset {offset})' if offset else ''} ({tally})"
+            + (f"; {missing} not measured at this scale (not a failure)" if missing else "")
+            + (f"; {named}" if named else "")
+            + (f"; fragile (a verdict that changes when a seed is left out): {', '.join(fragile)}"
+               if fragile else "; no fragile verdict")
             + (f"; unexpected: {', '.join(bad)}" if bad else ""))
+
+
+def fmt_decision(d: Decision) -> str:
+    """One decision in a line: name, outcome, statistic against threshold, margin in SE, test."""
+    margin = "" if d.margin_se is None else f", margin {d.margin_se:+.3g} SE (needs {d.critical or 0:.3g})"
+    return f"{d.name}: {d.decision} ({fmt(d.statistic)} vs {fmt(d.threshold)}{margin}; {d.test})"
+
+
+def fmt_stability(st: dict[str, Any] | None) -> str:
+    if st is None:
+        return ""
+    m = st["min_slack_se"]
+    return (f"{st['agree']}/{st['total']} agree ({st['design']})"
+            + ("" if m is None else f", closest {m:+.3g} SE from changing")
+            + (" FRAGILE" if st["fragile"] else ""))
 
 
 def _cell(x: str) -> str:
@@ -352,8 +499,8 @@ def _cell(x: str) -> str:
 def to_markdown(outcomes: list[Outcome]) -> str:
     """The ledger as a markdown report: a summary line and table, then each claim's evidence."""
     lines = ["# Claims ledger", "", summary(outcomes), "",
-             "| claim | verdict | expected | measured | predicted | tolerance | controls | s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| claim | verdict | expected | stability | measured | predicted | tolerance | controls | s |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         ev = o.evidence
         m = fmt(ev.measured) if ev else (o.not_measured or o.error.strip().splitlines()[-1][:80])
@@ -362,7 +509,8 @@ def to_markdown(outcomes: list[Outcome]) -> str:
         ctl = "" if ev is None else (
             f"{sum(c.rejected for c in ev.controls)}/{len(ev.controls)} rejected" if ev.controls
             else f"none: {ev.no_control}" if ev.no_control else "none")
-        cells = [f"`{o.claim.id}`", o.verdict, o.expected, m, p, t, ctl, f"{o.seconds:.1f}"]
+        cells = [f"`{o.claim.id}`", o.verdict, o.expected, fmt_stability(o.stability), m, p, t, ctl,
+                 f"{o.seconds:.1f}"]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines.append("")
     for o in outcomes:
@@ -380,9 +528,16 @@ def to_markdown(outcomes: list[Outcome]) -> str:
                   f"- measured: {fmt(ev.measured)}", f"- predicted: {fmt(ev.predicted)}"]
         if ev.stderr:
             lines.append(f"- standard errors: {fmt(ev.stderr)}")
+        for d in ev.decisions:
+            lines.append(f"- decision {fmt_decision(d)}")
         for ctl in ev.controls:
-            lines.append(f"- control ({'rejected' if ctl.rejected else 'ACCEPTED'}): {ctl.case}: "
-                         f"{fmt(ctl.measured)}")
+            lines.append(f"- control ({'rejected' if ctl.rejected else 'NOT REJECTED'}): {ctl.case}: "
+                         f"{fmt_decision(ctl.decision)}" + (f"; {fmt(ctl.measured)}" if ctl.measured else ""))
+        if o.stability:
+            lines.append(f"- stability: {fmt_stability(o.stability)}"
+                         + "".join(f"; without {c['left_out']}: {c['verdict']}" for c in o.stability["changed"]))
+        if ev.seeds:
+            lines.append(f"- seeds: {fmt(ev.seeds)}")
         if ev.no_control:
             lines.append(f"- no control: {ev.no_control}")
         if ev.notes:

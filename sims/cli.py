@@ -36,10 +36,13 @@ CONFIGS = REPO / "paper_configs"
 
 
 class Experiment(NamedTuple):
-    """One experiment of a simulation module: its parameter dataclass and ``run(params, ctx) -> arrays``."""
+    """One experiment of a simulation module: its parameter dataclass, ``run(params, ctx) -> arrays``,
+    and ``seed_axes``: array name -> the axis that holds independent seeds (written to the sidecar, so
+    that the ledger can re-decide a claim with a seed left out without running anything again)."""
 
     params: type
     run: Callable[[Any, "Context"], dict[str, Any]]
+    seed_axes: dict[str, int] | None = None
 
 
 @dataclasses.dataclass
@@ -133,11 +136,32 @@ def _non_finite(arrays: dict[str, Any]) -> dict[str, int]:
     return out
 
 
+def seed_offset_dir(outdir: str | Path, scale: str, seed_offset: int = 0) -> Path:
+    """``<outdir>/<scale>/``, or ``<outdir>/<scale>/seed-offset-N/`` for a replication whose root seeds
+    are shifted by N > 0 (never the default results). Raises ValueError: a negative offset."""
+    seed_offset = int(seed_offset)
+    if seed_offset < 0:
+        raise ValueError(f"seed_offset must be >= 0, got {seed_offset}")
+    out = results.scale_dir(outdir, scale)
+    return out / f"seed-offset-{seed_offset}" if seed_offset else out
+
+
+def _shifted(cfg: RunConfig, seed_offset: int) -> RunConfig:
+    """``cfg`` with its root seed shifted by ``seed_offset``. Raises ConfigError past 2^63 - 1."""
+    if not seed_offset:
+        return cfg
+    if cfg.seed + seed_offset > 2**63 - 1:
+        raise ConfigError(cfg.path, "seed", f"a seed that stays below 2^63 with offset {seed_offset}", cfg.seed)
+    return dataclasses.replace(cfg, seed=cfg.seed + seed_offset)
+
+
 def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
-               outdir: str | Path = "results", n_devices: int | None = None, quiet: bool = False
-               ) -> tuple[dict, dict]:
+               outdir: str | Path = "results", n_devices: int | None = None, quiet: bool = False,
+               seed_offset: int = 0) -> tuple[dict, dict]:
     """Run (or load, when current) the experiment of one config at one scale, in
-    ``<outdir>/<scale>/``. Returns ``(arrays, meta)``; a loaded result's ``meta`` has ``"skipped": True``.
+    ``<outdir>/<scale>/`` (with ``seed_offset`` N > 0: the root seed plus N, in
+    ``<outdir>/<scale>/seed-offset-N/``). Returns ``(arrays, meta)``; a loaded result's ``meta`` has
+    ``"skipped": True``. ``meta["seed_axes"]`` names the arrays whose given axis holds the seeds.
 
     Non-finite values in the arrays are counted per array in ``meta["non_finite"]`` and announced on
     stderr (a diverged run is reported, never silently averaged in).
@@ -148,7 +172,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
     """
     runtime.setup()
     cfg, mod = load_config(path, scale)
-    out = results.scale_dir(outdir, cfg.scale)
+    cfg = _shifted(cfg, seed_offset)
+    out = seed_offset_dir(outdir, cfg.scale, seed_offset)
     chash, code = cfg.hash(), results.code_hash(code_files(cfg.sim))
     if not force and results.is_current(cfg.name, chash, code, out):
         if not quiet:
@@ -165,8 +190,12 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
     mesh = runtime.make_mesh(n_devices)
     ctx = Context(cfg, mesh, parts, {})
     t0 = time.time()
-    arrays = {k: np.asarray(v) for k, v in Experiment(*mod.EXPERIMENTS[cfg.experiment]).run(
-        cfg.params, ctx).items()}
+    exp = Experiment(*mod.EXPERIMENTS[cfg.experiment])
+    arrays = {k: np.asarray(v) for k, v in exp.run(cfg.params, ctx).items()}
+    seed_axes = {k: int(ax) for k, ax in (exp.seed_axes or {}).items()}
+    missing = sorted(set(seed_axes) - set(arrays))
+    if missing:
+        raise ValueError(f"{cfg.sim}.{cfg.experiment}: seed_axes names arrays it does not return: {missing}")
     bad = _non_finite(arrays)
     if bad and not quiet and writer:
         print(f"{cfg.name}: non-finite values (entries not measured, or diverged runs; counted in the sidecar): "
@@ -174,7 +203,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
     meta = {
         "name": cfg.name, "sim": cfg.sim, "experiment": cfg.experiment, "scale": cfg.scale,
         "config_path": str(cfg.path), "config": cfg.params_dict(), "config_hash": chash,
-        "code_hash": code, "seed": cfg.seed, "git_commit": results.git_commit(),
+        "code_hash": code, "seed": cfg.seed, "seed_offset": int(seed_offset), "seed_axes": seed_axes,
+        "git_commit": results.git_commit(),
         "versions": results.versions(), **runtime.device_summary(),
         "wall_time_s": round(time.time() - t0, 3), "finished": results.now(),
         "resumed_parts": parts.resumed, "summary": ctx.summary, "non_finite": bad,
@@ -198,12 +228,14 @@ def figure_config(name: str) -> Path:
     return path
 
 
-def stored_result(name: str, scale: str, outdir: str | Path = "results") -> tuple[dict, dict] | None:
-    """The saved result of figure ``name`` at ``scale`` when it is current for today's config and code,
-    else ``None``. Never computes."""
+def stored_result(name: str, scale: str, outdir: str | Path = "results", seed_offset: int = 0
+                  ) -> tuple[dict, dict] | None:
+    """The saved result of figure ``name`` at ``scale`` (root seed shifted by ``seed_offset``) when it is
+    current for today's config and code, else ``None``. Never computes."""
     runtime.setup()
     cfg, _ = load_config(figure_config(name), scale)
-    out = results.scale_dir(outdir, scale)
+    cfg = _shifted(cfg, seed_offset)
+    out = seed_offset_dir(outdir, scale, seed_offset)
     if not results.is_current(cfg.name, cfg.hash(), results.code_hash(code_files(cfg.sim)), out):
         return None
     return results.load(cfg.name, out)
@@ -223,20 +255,26 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="recompute even if the result is current (discards stored pieces)")
     parser.add_argument("--out", default="results", help="results root; writes <out>/<scale>/ (default: results)")
+    parser.add_argument("--seed-offset", type=int, default=0, metavar="N",
+                        help="shift the root seed by N >= 0; writes <out>/<scale>/seed-offset-N/ (replication)")
     parser.add_argument("--distributed", action="store_true",
                         help="call jax.distributed.initialize() (same as PBE_DISTRIBUTED=1)")
     args = parser.parse_args(argv)
+    if args.seed_offset < 0:
+        parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
     runtime.setup(distributed=args.distributed or None)
     try:
         if sim is not None and read_yaml(args.config).get("sim") != sim:
             raise ConfigError(args.config, "sim", f"'{sim}' to run with python -m sims.{sim}",
                               read_yaml(args.config).get("sim"))
-        _, meta = run_config(args.config, args.scale, force=args.force, outdir=args.out)
+        _, meta = run_config(args.config, args.scale, force=args.force, outdir=args.out,
+                             seed_offset=args.seed_offset)
     except (ConfigError, results.ResultError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if runtime.is_writer() and not meta.get("skipped"):
-        print(f"{meta['name']}: wrote {args.out}/{args.scale}/{meta['name']}.npz and .json "
+        where = seed_offset_dir(args.out, args.scale, args.seed_offset)
+        print(f"{meta['name']}: wrote {where}/{meta['name']}.npz and .json "
               f"({meta['wall_time_s']:.1f} s, {meta['device_count']} device"
               f"{'s' if meta['device_count'] != 1 else ''})", file=sys.stderr)
     return 0
