@@ -35,17 +35,19 @@ def _toy_module() -> types.ModuleType:
     mod.calls = []
 
     def run(p: ToyParams, ctx) -> dict:
-        """Arrays: ``x [n]`` (``arange(n) * scale``, NaN first when ``poison``), ``y [2]``."""
+        """Arrays: ``x [n]`` (``arange(n) * scale``, NaN first when ``poison``), ``y [2]``, ``s [n]`` (one
+        normal draw per seed from the root seed; its seed axis is 0)."""
         mod.calls.append(p)
         a = ctx.parts.get("a", lambda: {"x": np.arange(p.n) * p.scale})
         b = ctx.parts.get("b", lambda: {"y": np.array([p.n, p.scale])})
         x = a["x"].astype(float)
         if p.poison:
             x[0] = np.nan
-        return {"x": x, "y": b["y"]}
+        s = np.random.default_rng(ctx.config.seed).normal(size=p.n)
+        return {"x": x, "y": b["y"], "s": s}
 
     mod.run = run
-    mod.EXPERIMENTS = {"toy": cli.Experiment(ToyParams, run)}
+    mod.EXPERIMENTS = {"toy": cli.Experiment(ToyParams, run, seed_axes={"s": 0})}
     return mod
 
 

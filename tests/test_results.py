@@ -34,8 +34,9 @@ def test_quick_and_paper_results_live_apart_and_a_paper_result_survives_quick_ru
     before = paper_npz.read_bytes()
     # A later quick run and the quick ledger (which may compute quick results) leave the paper result alone.
     _run(cfg, "quick")
-    claim = ledger.Claim("toy.n", "src", "s", lambda scale: ledger.Evidence(
-        {"n": int(ledger.figure_result("toy_fig", scale)[0]["x"].size)}, {}, "exact", "holds", no_control="toy"))
+    claim = ledger.Claim("toy.n", "src", "s", lambda r: ledger.Evidence(
+        {"n": int(r["toy_fig"].arrays["x"].size)}, {}, "exact", [ledger.check("read", True)], no_control="toy"),
+        reads=("toy_fig",))
     quick = ledger.run([claim], scale="quick")[0]
     assert quick.evidence.measured["n"] == 3 and (tmp_path / "results" / "quick" / "toy_fig.npz").exists()
     assert paper_npz.read_bytes() == before
@@ -49,12 +50,38 @@ def test_paper_scale_claim_without_a_result_is_not_measured_and_not_computed(toy
     cfg = write("toy_fig")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
-    claim = ledger.Claim("toy.n", "src", "s", lambda scale: ledger.Evidence(
-        {"n": ledger.figure_result("toy_fig", scale)[0]["x"].size}, {}, "exact", "holds", no_control="toy"))
+    claim = ledger.Claim("toy.n", "src", "s", lambda r: ledger.Evidence(
+        {"n": r["toy_fig"].arrays["x"].size}, {}, "exact", [ledger.check("read", True)], no_control="toy"),
+        reads=("toy_fig",))
     out = ledger.run([claim], scale="paper")[0]
     assert out.verdict == ledger.NOT_MEASURED and out.ok and not out.as_expected
     assert "SCALE=paper" in out.not_measured and mod.calls == []
     assert "not measured" in ledger.summary([out]) and "Not measured at paper scale" in ledger.to_markdown([out])
+
+
+def test_seed_offset_replicates_apart_and_leaves_default_results_byte_identical(toy_sim, tmp_path, monkeypatch):
+    mod, write = toy_sim
+    cfg = write("toy_fig", n=6)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    base, meta = _run(cfg)
+    quick = tmp_path / "results" / "quick"
+    before = {p.name: p.read_bytes() for p in quick.iterdir() if p.is_file()}
+    rep, rmeta = _run(cfg, seed_offset=1)
+    assert (quick / "seed-offset-1" / "toy_fig.npz").exists() and rmeta["seed"] == meta["seed"] + 1
+    assert rmeta["seed_offset"] == 1 and rmeta["seed_axes"] == {"s": 0} == meta["seed_axes"]
+    assert not np.array_equal(base["s"], rep["s"])  # fresh draws
+    np.testing.assert_array_equal(base["x"], rep["x"])  # what does not depend on the seed stays
+    assert {p.name: p.read_bytes() for p in quick.iterdir() if p.is_file()} == before
+    # the ledger reads the replication through the same route, and the default result is still current
+    claim = ledger.Claim("toy.s", "src", "s", lambda r: ledger.Evidence(
+        {"s0": float(r["toy_fig"].arrays["s"][0])}, {}, "", [ledger.check("read", True)], no_control="toy"),
+        reads=("toy_fig",))
+    o = ledger.run([claim], seed_offset=1)[0]
+    assert o.evidence.measured["s0"] == rep["s"][0] and o.stability["total"] == 6 and o.seed_offset == 1
+    assert ledger.run([claim])[0].evidence.measured["s0"] == base["s"][0] and len(mod.calls) == 2
+    with pytest.raises(ValueError, match="seed_offset"):
+        _run(cfg, seed_offset=-1)
 
 
 def test_current_result_is_loaded_with_equal_arrays_not_recomputed(toy_sim, tmp_path):
@@ -75,7 +102,7 @@ def test_sidecar_records_npz_sha256_and_array_names(toy_sim, tmp_path):
     npz, js = results.paths("toy", tmp_path / "r" / "quick")
     meta = json.loads(js.read_text())
     assert meta["npz_sha256"] == hashlib.sha256(npz.read_bytes()).hexdigest()
-    assert meta["arrays"] == ["x", "y"] and meta["scale"] == "quick"
+    assert meta["arrays"] == ["s", "x", "y"] and meta["scale"] == "quick" and meta["seed_axes"] == {"s": 0}
 
 
 def test_npz_replaced_without_its_sidecar_is_not_current_and_is_recomputed(toy_sim, tmp_path):
