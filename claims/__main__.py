@@ -20,12 +20,22 @@ printed beside its verdict on the default seeds, with the replication rate.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from claims import ledger
 from sims import runtime
 from sims.results import SCALES, ResultError, check_writable, dumps, write_atomic
+
+
+def _say(line: str = "") -> None:
+    """Print one line; a closed pipe (``| head``) silences the rest of the output instead of ending the
+    run, so the reports are still written and the exit status still says what the ledger found."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             exp = {s: c.expected_at(s) for s in SCALES}
             tag = "" if set(exp.values()) == {"holds"} else "  [expected: " + ", ".join(
                 f"{v} at {s}" for s, v in exp.items()) + "]"
-            print(f"{c.id:48s} {c.source}{tag}")
+            _say(f"{c.id:48s} {c.source}{tag}")
         return 0
 
     reports = [Path(p) for p in (args.json, args.markdown) if p]
@@ -77,12 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     offset = args.seed_offset
     base: dict[str, str] = {}
     if offset:
-        print(f"default seeds first (results/{args.scale}/), then seed offset {offset} "
-              f"(results/{args.scale}/seed-offset-{offset}/)", flush=True)
+        _say(f"default seeds first (results/{args.scale}/), then seed offset {offset} "
+             f"(results/{args.scale}/seed-offset-{offset}/)")
         base = {o.claim.id: o.verdict for o in ledger.run(claims, scale=args.scale)}
-    print(f"scale: {args.scale}" + (f", seed offset {offset}" if offset else "")
-          + f"\n{'claim':{width}s}  {'verdict':15s} {'expected':12s} "
-          + (f"{'default seeds':14s} " if offset else "") + f"{'s':>7s}  stability | evidence")
+    _say(f"scale: {args.scale}" + (f", seed offset {offset}" if offset else "")
+         + f"\n{'claim':{width}s}  {'verdict':15s} {'expected':12s} "
+         + (f"{'default seeds':14s} " if offset else "") + f"{'s':>7s}  stability | evidence")
 
     def show(o):
         ev = o.evidence
@@ -91,17 +101,17 @@ def main(argv: list[str] | None = None) -> int:
                   f" | tol {ev.tolerance}") if ev else (o.not_measured or o.error.strip().splitlines()[-1])
         stab = ledger.fmt_stability(o.stability) or "-"
         was = f"{base.get(o.claim.id, '?'):14s} " if offset else ""
-        print(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {was}{o.seconds:7.1f}  "
-              f"{stab} | {detail}", flush=True)
+        _say(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {was}{o.seconds:7.1f}  "
+             f"{stab} | {detail}")
 
     outcomes = ledger.run(claims, scale=args.scale, seed_offset=offset, on_done=show)
-    print("\n" + ledger.summary(outcomes))
+    _say("\n" + ledger.summary(outcomes))
     if offset:
         measured = [o for o in outcomes if not o.not_measured and base.get(o.claim.id) not in (None, "not measured")]
         same = [o for o in measured if o.verdict == base[o.claim.id]]
         changed = [f"{o.claim.id} ({base[o.claim.id]} -> {o.verdict})" for o in measured if o not in same]
-        print(f"replication at seed offset {offset}: {len(same)} of {len(measured)} verdicts unchanged"
-              + (f"; changed: {', '.join(changed)}" if changed else ""))
+        _say(f"replication at seed offset {offset}: {len(same)} of {len(measured)} verdicts unchanged"
+             + (f"; changed: {', '.join(changed)}" if changed else ""))
     if args.json:
         write_atomic(args.json, dumps([o.to_dict() for o in outcomes]))
     if args.markdown:

@@ -240,3 +240,13 @@ def test_summary_names_every_claim_that_does_not_hold():
         {}, {}, "", ds, no_control="x"), 0.0)
     line = ledger.summary([mk("t.a", [HOLDS]), mk("t.b", [FAILS]), mk("t.c", [UNDECIDED])])
     assert "fails: t.b" in line and "inconclusive: t.c" in line and "t.a" not in line.split("(")[-1]
+
+
+def test_a_closed_pipe_neither_tracebacks_nor_loses_the_report(tmp_path):
+    js = tmp_path / "r.json"
+    cmd = (f"'{sys.executable}' -m claims list | head -1; "
+           f"'{sys.executable}' -m claims verify --claim seesaw.paper_step_counts --json '{js}' | head -1")
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    assert json.loads(js.read_text())[0]["id"] == "seesaw.paper_step_counts"
