@@ -18,7 +18,8 @@ A claim's check builds its decisions with the constructors below (never a verdic
 * :func:`check`: a boolean the claim computed from exact or float64 facts it states in ``test``.
 
 ``margin_se`` is the signed distance of the statistic from its threshold in standard errors, positive
-on the "holds" side; the decision holds when it exceeds ``critical``, fails below ``-critical``.
+on the "holds" side; for ztest and paired the decision holds when it exceeds ``critical`` and fails
+below ``-critical`` (for proportion the Wilson interval decides; the margin is for reading).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 import numpy as np
+import scipy.stats
 from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import DescrStatsW
 
@@ -122,10 +124,11 @@ def _three_way(margin: float, critical: float) -> Verdict:
 
 
 def _margin(stat: float, threshold: float, se: float, kind: Kind) -> float:
-    """Signed distance of ``stat`` from ``threshold`` in units of ``se``, positive on the holds side."""
-    gap = {"above": stat - threshold, "below": threshold - stat, "within": threshold - abs(stat)}[kind]
-    if not (math.isfinite(stat) and math.isfinite(se)):
+    """Signed distance of ``stat`` from ``threshold`` in units of ``se``, positive on the holds side; NaN
+    (undecidable) when any of the three is not finite."""
+    if not (math.isfinite(stat) and math.isfinite(se) and math.isfinite(threshold)):
         return float("nan")
+    gap = {"above": stat - threshold, "below": threshold - stat, "within": threshold - abs(stat)}[kind]
     if se == 0:
         return math.copysign(math.inf, gap) if gap != 0 else float("nan")
     return gap / se
@@ -142,10 +145,22 @@ _WORDS = {"above": ">", "below": "<", "within": "|.| <="}
 
 
 def exact(name: str, measured: Any, expected: Any, test: str = "exact equality") -> Decision:
-    """Holds when ``measured == expected`` (exact values: ints, Fractions, flint numbers, tuples)."""
-    ok = measured == expected
-    ok = bool(np.all(ok)) if isinstance(ok, np.ndarray) else bool(ok)
+    """Holds when ``measured == expected`` (exact values: ints, Fractions, flint numbers, tuples; arrays
+    must agree in shape and every entry, never by broadcasting)."""
+    if isinstance(measured, np.ndarray) or isinstance(expected, np.ndarray):
+        ok = np.shape(measured) == np.shape(expected) and bool(np.array_equal(measured, expected))
+    else:
+        ok = bool(measured == expected)
     return Decision(name, "holds" if ok else "fails", measured, expected, None, None, test)
+
+
+def _finite(x) -> bool:
+    """False for a non-finite real of any type (Python, numpy, JAX, 0-d array); True for exact numbers."""
+    try:
+        a = np.asarray(x)
+    except Exception:  # noqa: BLE001 - an exact type numpy cannot hold is finite
+        return True
+    return not (a.dtype.kind in "fc" and not np.all(np.isfinite(a)))
 
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
@@ -156,15 +171,20 @@ def compare(name: str, value: Any, op: str, threshold: Any, test: str = "") -> D
     when false. A non-finite float value is "inconclusive" (never silently compared)."""
     if op not in _OPS:
         raise ValueError(f"op must be one of {tuple(_OPS)}, got {op!r}")
-    if isinstance(value, float) and not math.isfinite(value):
-        return Decision(name, "inconclusive", value, threshold, None, None, test or f"value {op} threshold")
+    if not (_finite(value) and _finite(threshold)):
+        return Decision(name, "inconclusive", value, threshold, None, None,
+                        (test or f"value {op} threshold") + " (non-finite: not compared)")
     ok = bool(_OPS[op](value, threshold))
     return Decision(name, "holds" if ok else "fails", value, threshold, None, None,
                     test or f"value {op} threshold (deterministic)")
 
 
 def check(name: str, ok: bool, statistic: Any = None, threshold: Any = None, test: str = "") -> Decision:
-    """A boolean fact the claim computed exactly or in float64 (``test`` says what was checked)."""
+    """A boolean fact the claim computed exactly or in float64 (``test`` says what was checked).
+
+    Raises TypeError: ``ok`` is not a bool (a NaN or a number would pass ``bool()`` silently)."""
+    if not isinstance(ok, (bool, np.bool_)):
+        raise TypeError(f"check {name!r}: ok must be a bool, got {type(ok).__name__} {ok!r}")
     return Decision(name, "holds" if bool(ok) else "fails", statistic, threshold, None, None, test)
 
 
@@ -182,6 +202,8 @@ def ztest(name: str, estimate, se, threshold: float, kind: Kind, z: float, test:
     if not z > 0:
         raise ValueError(f"z must be > 0, got {z}")
     est, s = _num(estimate), _num(se)
+    if s < 0:
+        raise ValueError(f"ztest {name!r}: a standard error must be >= 0, got {s}")
     m = _margin(est, threshold, s, kind)
     rule = test or f"estimate {_WORDS[kind]} {threshold:g} at {z:g} standard errors (normal approximation)"
     return Decision(name, _three_way(m, z), est, threshold, m, float(z), rule)
@@ -226,14 +248,17 @@ def proportion(name: str, successes: int, n: int, threshold: float, kind: Kind =
                level: float = 0.95) -> Decision:
     """A binomial rate ``successes / n`` against ``threshold`` on the two-sided ``level`` Wilson interval
     (statsmodels ``proportion_confint(method="wilson")``): "above" holds when the interval lies above the
-    threshold, fails when below; "below" mirrors it. ``margin_se`` uses the binomial SE at the estimate.
+    threshold, fails when below; "below" mirrors it. ``margin_se`` is the Wald distance (binomial SE at
+    the estimate) and ``critical`` the normal quantile of ``level``, for reading only: the Wilson
+    interval decides, and near 0 or 1 the two can disagree.
 
     Raises ValueError: ``n < 1``, ``successes`` outside ``[0, n]``, kind "within", level not in (0, 1).
     """
     if kind not in ("above", "below"):
         raise ValueError(f"kind must be 'above' or 'below' for a proportion, got {kind!r}")
-    if not (isinstance(n, (int, np.integer)) and n >= 1 and 0 <= successes <= n):
-        raise ValueError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
+    if not (isinstance(n, (int, np.integer)) and isinstance(successes, (int, np.integer)) and n >= 1
+            and 0 <= successes <= n):
+        raise ValueError(f"need integers 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     p = successes / n
@@ -244,6 +269,6 @@ def proportion(name: str, successes: int, n: int, threshold: float, kind: Kind =
         dec = "holds" if hi < threshold else "fails" if lo > threshold else "inconclusive"
     se = math.sqrt(p * (1 - p) / n)
     m = _margin(p, float(threshold), se, kind)
-    return Decision(name, dec, p, float(threshold), m, None,
+    return Decision(name, dec, p, float(threshold), m, float(scipy.stats.norm.ppf((1 + level) / 2)),
                     f"rate {_WORDS[kind]} {threshold:g} on the {level:.0%} Wilson interval "
                     f"[{lo:.4g}, {hi:.4g}] of {successes}/{n} (statsmodels)")

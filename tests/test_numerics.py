@@ -1,0 +1,466 @@
+"""theory.numerics against values it did not compute: exact ranks against sympy and a hand-written
+elimination modulo p, the gap rank against singular values worked out by hand, standard errors against
+exact rationals, the Student-t interval against a loop and ``scipy.stats.t.ppf``, primes against sympy.
+
+Inputs are chosen where a plausible slip shows: floats that only look dependent (0.1 * 3 != 0.3), a
+largest gap that is not the first large one, two seeds (t = 12.7, not 2), a bound met with equality.
+"""
+
+import math
+from fractions import Fraction
+
+import flint
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.stats
+import sympy
+
+from theory import numerics as nx
+
+EPS = 2.0**-52  # float64 machine epsilon, written out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hand references
+# ---------------------------------------------------------------------------------------------------
+
+
+def rank_mod_p(rows, p):
+    """Rank of an integer matrix modulo the prime p by Gaussian elimination (pure Python)."""
+    a = [[int(v) % p for v in r] for r in rows]
+    rank, col, m = 0, 0, len(a)
+    ncols = len(a[0]) if a else 0
+    while rank < m and col < ncols:
+        piv = next((i for i in range(rank, m) if a[i][col]), None)
+        if piv is None:
+            col += 1
+            continue
+        a[rank], a[piv] = a[piv], a[rank]
+        inv = pow(a[rank][col], p - 2, p)
+        for i in range(m):
+            if i != rank and a[i][col]:
+                f = a[i][col] * inv % p
+                a[i] = [(x - f * y) % p for x, y in zip(a[i], a[rank])]
+        rank, col = rank + 1, col + 1
+    return rank
+
+
+def rank_qq(rows):
+    """Rank over the rationals with sympy, each float taken exactly (sympy.Rational(float) is exact)."""
+    return sympy.Matrix([[sympy.Rational(v) if isinstance(v, float) else sympy.Rational(str(v))
+                          if isinstance(v, Fraction) else sympy.sympify(v) for v in r] for r in rows]).rank()
+
+
+def t_interval(d, level):
+    """(mean, se, t, lo, hi) written out: a loop for the mean and the ddof=1 sd, scipy for the quantile."""
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    se = sd / math.sqrt(n)
+    t = scipy.stats.t.ppf(1 - (1 - level) / 2, df=n - 1)
+    return mean, se, t, mean - t * se, mean + t * se
+
+
+# ---------------------------------------------------------------------------------------------------
+# to_fmpq
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("v, num, den", [
+    (7, 7, 1), (np.int64(-3), -3, 1), (10**30, 10**30, 1),
+    (0.1, 3602879701896397, 2**55),            # 0x3FB999999999999A
+    (np.float32(0.1), 13421773, 2**27),       # 0x3DCCCCCD: float32 widened exactly, not re-rounded
+    (0.5, 1, 2), (-2.75, -11, 4),
+    (Fraction(3, 7), 3, 7), (sympy.Rational(-3, 7), -3, 7), (sympy.Integer(5), 5, 1),
+    (flint.fmpq(2, 9), 2, 9),
+])
+def test_to_fmpq_is_exact(v, num, den):
+    q = nx.to_fmpq(v)
+    assert isinstance(q, flint.fmpq) and q == flint.fmpq(num, den)
+
+
+def test_to_fmpq_takes_the_binary_value_not_the_decimal_one():
+    assert nx.to_fmpq(0.1) != flint.fmpq(1, 10)
+    assert nx.to_fmpq(0.1) * 3 != nx.to_fmpq(0.3)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is float64 on this platform")
+@pytest.mark.xfail(strict=True, reason="to_fmpq converts an np.longdouble through float(v) "
+                                       "(theory/numerics.py line 60), dropping its extra mantissa bits, "
+                                       "although the docstring promises an exact conversion of a float")
+def test_to_fmpq_long_double_is_exact():
+    x = np.longdouble(1) / 3
+    assert nx.to_fmpq(x) == flint.fmpq(*x.as_integer_ratio())
+
+
+@pytest.mark.parametrize("v, exc", [
+    (True, TypeError), (np.bool_(False), TypeError), ("1/2", TypeError), (1 + 2j, TypeError),
+    (None, TypeError), (sympy.Float(1.5), TypeError),
+    (float("nan"), ValueError), (float("inf"), ValueError), (np.float64(-np.inf), ValueError),
+])
+def test_to_fmpq_refuses(v, exc):
+    with pytest.raises(exc):
+        nx.to_fmpq(v)
+
+
+# ---------------------------------------------------------------------------------------------------
+# exact_rank
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m, n, r", [(4, 5, 2), (5, 5, 5), (6, 3, 3), (3, 6, 1), (4, 4, 0), (5, 7, 3)])
+def test_exact_rank_qq_on_integer_products_matches_sympy(m, n, r):
+    rng = np.random.default_rng(100 * m + 10 * n + r)
+    a = (rng.integers(-5, 6, (m, r)) @ rng.integers(-5, 6, (r, n))) if r else np.zeros((m, n), int)
+    want = sympy.Matrix(a.tolist()).rank()
+    assert want <= r
+    assert nx.exact_rank(a) == want
+    assert nx.exact_rank(a.tolist()) == want
+
+
+def test_exact_rank_qq_takes_floats_exactly():
+    # 3 * 0.1 != 0.3 in binary: rank 2 exactly, although decimally the rows are dependent
+    assert nx.exact_rank([[0.1, 0.3], [1, 3]]) == rank_qq([[0.1, 0.3], [1, 3]]) == 2
+    # 0.5 and 1.5 are dyadic: the rows are exactly dependent
+    assert nx.exact_rank([[0.5, 1.5], [1, 3]]) == rank_qq([[0.5, 1.5], [1, 3]]) == 1
+    # a difference of one ulp is rank 2 (a floating-point rank reads 1 here)
+    near = [[1.0, 1.0], [1.0, 1.0 + EPS]]
+    assert np.linalg.matrix_rank(np.array(near)) == 1
+    assert nx.exact_rank(near) == 2
+
+
+def test_exact_rank_qq_rationals():
+    assert nx.exact_rank([[Fraction(1, 3), Fraction(1, 6)], [Fraction(2, 3), Fraction(1, 3)]]) == 1
+    assert nx.exact_rank([[sympy.Rational(1, 3), 1], [1, 3]]) == 1
+    off = sympy.Rational(3, 1) + sympy.Rational(1, 10**20)
+    assert nx.exact_rank([[sympy.Rational(1, 3), 1], [1, off]]) == 2
+
+
+def test_exact_rank_modp_matches_hand_elimination():
+    rng = np.random.default_rng(7)
+    seen = set()
+    for p in (2, 3, 5, 7):
+        for _ in range(40):
+            a = rng.integers(-10, 11, (4, 5))
+            if rng.random() < 0.5:  # plant a dependency over the integers
+                a[3] = 2 * a[0] - a[1]
+            want = rank_mod_p(a.tolist(), p)
+            seen.add(want)
+            assert nx.exact_rank(a, field="modp", p=p) == want, (p, a)
+    assert len(seen) >= 3  # the random matrices did exercise several ranks
+
+
+def test_exact_rank_modp_differs_from_qq_where_it_should():
+    p = nx.PRIME
+    assert nx.exact_rank([[p, 0], [0, 1]], field="modp") == 1
+    assert nx.exact_rank([[p, 0], [0, 1]]) == 2
+    assert nx.exact_rank([[1, 1], [1, -1]], field="modp", p=2) == 1  # -1 = 1 mod 2
+    assert nx.exact_rank([[1, 1], [1, -1]], field="modp", p=3) == 2
+    big = 2**64 + 1  # entries above int64 are reduced exactly
+    assert nx.exact_rank([[big, 1], [1, 1]], field="modp", p=2) == rank_mod_p([[big, 1], [1, 1]], 2) == 1
+    assert nx.exact_rank([[1, 2], [3, 6]], field="modp", p=2**61 - 1) == 1
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0)])
+def test_exact_rank_empty_is_zero(shape):
+    assert nx.exact_rank(np.zeros(shape)) == 0
+
+
+@pytest.mark.parametrize("matrix, kw, exc", [
+    ([1, 2, 3], {}, ValueError), (np.zeros((2, 2, 2)), {}, ValueError),
+    ([[1.0, float("nan")]], {}, ValueError), ([[1.0, float("inf")]], {}, ValueError),
+    ([[1, 2]], {"field": "ZZ"}, ValueError),
+    ([[1.5, 2]], {"field": "modp"}, TypeError), ([[True, 2]], {"field": "modp"}, TypeError),
+    ([[True, 2]], {}, TypeError), ([["a", 2]], {}, TypeError),
+    ([[1, 2]], {"field": "modp", "p": 4}, ValueError), ([[1, 2]], {"field": "modp", "p": 2**31}, ValueError),
+    ([[1, 2]], {"field": "modp", "p": 1}, ValueError), ([[1, 2]], {"field": "modp", "p": 7.0}, TypeError),
+    ([[1, 2]], {"field": "modp", "p": 2**89 - 1}, ValueError),  # prime, but above flint's word size
+])
+def test_exact_rank_refuses(matrix, kw, exc):
+    with pytest.raises(exc):
+        nx.exact_rank(matrix, **kw)
+
+
+# ---------------------------------------------------------------------------------------------------
+# gap_rank
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("s, rank, gap", [
+    ([10.0, 1.0, 1e-9], 2, 1e9),
+    ([-1e-9, 10.0, 1.0], 2, 1e9),                   # any order, signs ignored
+    ([1.0, 1e-3, 1e-12], 2, 1e9),                   # the largest gap, not the first large one (1e3)
+    ([3.0, 2.0, 1.0], 3, 1 / (3 * EPS * 3)),        # full rank: s_3 against the floor s_1 eps n
+    ([5.0], 1, 1 / EPS),
+    ([1.0, 0.5, 0.0], 2, math.inf),                 # an exact zero next
+    ([1.0, 1e-7, 1e-8, 1e-20], 3, 1e-8 / (4 * EPS * 1e-3)),  # 1e-20 lifted to the floor / 1000
+    ([0.0, 0.0], 0, math.inf), ([], 0, math.inf),
+])
+def test_gap_rank_hand_values(s, rank, gap):
+    r, g = nx.gap_rank(s)
+    assert isinstance(r, int) and r == rank
+    assert g == gap if math.isinf(gap) else g == pytest.approx(gap, rel=1e-12)
+
+
+def test_gap_rank_of_a_low_rank_product():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((8, 3)) @ rng.standard_normal((3, 6))
+    noise = rng.standard_normal(a.shape)
+    r, g = nx.gap_rank(np.linalg.svd(a, compute_uv=False))
+    assert r == 3 and g > 1e10
+    s = np.linalg.svd(a + 1e-9 * noise, compute_uv=False)
+    assert nx.gap_rank(s) == (3, pytest.approx(s[2] / s[3], rel=1e-12))  # the perturbation shows in the gap
+    # noise at 1e-6: s_6 / (s_1 eps n) = 5e7 beats s_3 / s_4 = 8e5, so the largest gap says full rank;
+    # callers must state the gap they require (docstring), the rank alone does not say "3 plus noise"
+    s = np.linalg.svd(a + 1e-6 * noise, compute_uv=False)
+    assert s[2] / s[3] < s[5] / (s[0] * EPS * 6)
+    assert nx.gap_rank(s) == (6, pytest.approx(s[5] / (s[0] * EPS * 6), rel=1e-12))
+
+
+@pytest.mark.parametrize("bad", [[1.0, float("nan")], [float("inf"), 1.0]])
+def test_gap_rank_refuses_non_finite(bad):
+    with pytest.raises(ValueError):
+        nx.gap_rank(bad)
+
+
+# ---------------------------------------------------------------------------------------------------
+# binomial_se, zero_count_upper
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p, n, exact", [
+    (0.5, 100, sympy.Rational(1, 20)), (0.1, 900, sympy.Rational(1, 100)), (0.2, 4, sympy.Rational(1, 5)),
+    (0.25, 3, sympy.Rational(1, 4)), (0.0, 10, 0), (1.0, 10, 0),
+])
+def test_binomial_se_exact(p, n, exact):
+    want = float(sympy.sqrt(sympy.Rational(p) * (1 - sympy.Rational(p)) / n))
+    assert want == pytest.approx(float(exact), rel=1e-15)
+    assert nx.binomial_se(p, n) == pytest.approx(want, rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("p, n", [(-0.1, 10), (1.1, 10), (float("nan"), 10), (0.5, 0), (0.5, -3)])
+def test_binomial_se_refuses(p, n):
+    with pytest.raises(ValueError):
+        nx.binomial_se(p, n)
+
+
+def test_zero_count_upper_is_the_rule_of_three_and_covers_the_exact_bound():
+    for n in (1, 10, 300, 12345):
+        assert nx.zero_count_upper(n) == pytest.approx(3 / n, rel=1e-15)
+    for n in range(1, 2001):
+        exact = 1 - 0.05 ** (1 / n)  # the one-sided 95% Clopper-Pearson bound for 0 of n
+        assert nx.zero_count_upper(n) >= exact
+        if n >= 300:
+            assert nx.zero_count_upper(n) <= 1.01 * exact
+    for n in (0, -1):
+        with pytest.raises(ValueError):
+            nx.zero_count_upper(n)
+
+
+# ---------------------------------------------------------------------------------------------------
+# check_real, check_int, check_limit, check_prime
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("x, want", [
+    (3, 3.0), (-2.5, -2.5), (Fraction(1, 3), 1 / 3), (sympy.Rational(1, 4), 0.25), (np.float32(0.5), 0.5),
+    (np.array(2.0), 2.0), (jnp.array(3.0), 3.0), (np.int64(7), 7.0),
+])
+def test_check_real_accepts(x, want):
+    v = nx.check_real(x, "x")
+    assert type(v) is float and v == want
+
+
+@pytest.mark.parametrize("x, exc", [
+    (True, TypeError), (np.bool_(True), TypeError), (1 + 0j, TypeError), ("1", TypeError), (None, TypeError),
+    (np.array([1.0]), TypeError),
+    (float("nan"), ValueError), (float("inf"), ValueError), (-math.inf, ValueError),
+    (np.array(np.nan), ValueError),
+])
+def test_check_real_refuses(x, exc):
+    with pytest.raises(exc, match="width"):
+        nx.check_real(x, "width")
+
+
+@pytest.mark.parametrize("x, bound, ok", [
+    (0.0, {"gt": 0}, False), (1e-300, {"gt": 0}, True), (0.0, {"ge": 0}, True), (-1e-300, {"ge": 0}, False),
+    (1.0, {"lt": 1}, False), (1.0, {"le": 1}, True), (1.0 + 2 * EPS, {"le": 1}, False),
+    (0.5, {"gt": 0, "lt": 1}, True), (1.0, {"gt": 0, "lt": 1}, False), (float("nan"), {"gt": 0}, False),
+])
+def test_check_real_bounds(x, bound, ok):
+    if ok:
+        assert nx.check_real(x, "lr", **bound) == x
+    else:
+        with pytest.raises(ValueError, match="lr"):
+            nx.check_real(x, "lr", **bound)
+
+
+@pytest.mark.xfail(strict=True, reason="check_real(10**400, 'x') raises OverflowError from float(), not "
+                                       "the documented ValueError naming the argument "
+                                       "(theory/numerics.py line 182)")
+def test_check_real_huge_integer_is_a_value_error():
+    with pytest.raises(ValueError, match="x"):
+        nx.check_real(10**400, "x")
+
+
+@pytest.mark.parametrize("x", [3, np.int64(3), np.uint8(3), np.array(3), jnp.array(3), sympy.Integer(3)])
+def test_check_int_accepts(x):
+    v = nx.check_int(x, "k")
+    assert type(v) is int and v == 3
+
+
+@pytest.mark.parametrize("x", [3.0, np.float64(3.0), True, np.bool_(True), "3", Fraction(6, 2),
+                               np.array(3.0), None])
+def test_check_int_refuses_non_integers(x):
+    with pytest.raises(TypeError, match="k"):
+        nx.check_int(x, "k")
+
+
+def test_check_int_bounds_are_inclusive():
+    assert nx.check_int(2, "k", ge=2, le=2) == 2
+    with pytest.raises(ValueError, match="k must be >= 2"):
+        nx.check_int(1, "k", ge=2)
+    with pytest.raises(ValueError, match="k must be <= 2"):
+        nx.check_int(3, "k", le=2)
+
+
+def test_check_limit():
+    nx.check_limit(10, 10, "MAX_N", "the count")  # equal to the limit is allowed
+    nx.check_limit(-1, 10, "MAX_N", "the count")
+    for count in (11, 10.5, float("nan"), math.inf):
+        with pytest.raises(ValueError, match="MAX_N") as e:
+            nx.check_limit(count, 10, "MAX_N", "the number of paths")
+        assert "the number of paths" in str(e.value)
+    with pytest.raises(ValueError, match="12,345,678.*MAX_N = 1,000"):
+        nx.check_limit(12_345_678, 1000, "MAX_N", "x")
+
+
+def test_check_prime_against_sympy():
+    for p in range(-3, 300):
+        if sympy.isprime(p):
+            assert nx.check_prime(p, below=2**31) == p
+        else:
+            with pytest.raises(ValueError):
+                nx.check_prime(p, below=2**31)
+
+
+@pytest.mark.parametrize("p, below, ok", [
+    (561, 2**31, False), (41041, 2**31, False),  # Carmichael numbers
+    (2**31 - 1, 2**31, True), (2**31 - 1, 2**31 - 1, False),  # `below` is exclusive
+    (2**61 - 1, 2**63, True), ((2**31 - 1) * (2**61 - 1), 2**100, False), (np.int64(7), 8, True),
+])
+def test_check_prime_cases(p, below, ok):
+    if ok:
+        assert nx.check_prime(p, below=below) == int(p)
+    else:
+        with pytest.raises(ValueError):
+            nx.check_prime(p, below=below)
+
+
+@pytest.mark.parametrize("p", [7.0, "7", True])
+def test_check_prime_refuses_non_integers(p):
+    with pytest.raises(TypeError):
+        nx.check_prime(p, below=100)
+
+
+# ---------------------------------------------------------------------------------------------------
+# float64
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_float64_scope_whatever_the_process_setting():
+    tiny = 2.0**-40  # lost next to 1 in float32 (eps 2^-23), kept in float64
+    with jax.enable_x64(False):
+        assert jnp.array(1.0).dtype == jnp.float32
+        assert float(jnp.array(1.0) + tiny) == 1.0
+        with nx.float64():
+            assert jnp.array(1.0).dtype == jnp.float64
+            assert float(jnp.array(1.0) + tiny) == 1.0 + tiny
+        assert jnp.array(1.0).dtype == jnp.float32  # restored on exit
+
+
+# ---------------------------------------------------------------------------------------------------
+# paired_decision
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_paired_decision_two_seeds_use_t_with_one_degree_of_freedom():
+    r = nx.paired_decision([1.0, 3.0], 0.0, "above")
+    assert r["mean"] == 2.0 and r["se"] == pytest.approx(1.0, rel=1e-15) and r["n"] == 2
+    assert r["t"] == pytest.approx(12.706204736174707, rel=1e-9)  # t_{0.975, 1} = tan(0.475 pi)
+    assert r["t"] == pytest.approx(math.tan(0.475 * math.pi), rel=1e-9)
+    assert r["verdict"] == "inconclusive"  # 2 SE above 0 would "hold" on a normal rule
+    assert r["ci"][0] == pytest.approx(2 - 12.706204736174707, rel=1e-9)
+
+
+def test_paired_decision_uses_the_ddof1_sd_and_n_minus_1_df():
+    r = nx.paired_decision([0.0, 1.0, 2.0], 0.0, "above")
+    assert r["se"] == pytest.approx(1 / math.sqrt(3), rel=1e-14)        # ddof=0 gives sqrt(2/3)/sqrt(3)
+    assert r["t"] == pytest.approx(4.302652729749464, rel=1e-9)         # t_{0.975, 2}, not t_{0.975, 3}
+
+
+DIFFS = [
+    [0.12, 0.18, 0.09, 0.15, 0.11],
+    [-0.3, 0.1, -0.25, -0.05],
+    [0.02, -0.01, 0.03, 0.0, -0.02, 0.01, 0.04, -0.03],
+    [5.0, 5.5, 4.5],
+]
+
+
+@pytest.mark.parametrize("d", DIFFS)
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_paired_decision_against_a_hand_t_interval(d, level):
+    mean, se, t, lo, hi = t_interval(d, level)
+    r = nx.paired_decision(d, 0.0, "above", level)
+    assert r["mean"] == pytest.approx(mean, rel=1e-12, abs=1e-15)
+    assert r["se"] == pytest.approx(se, rel=1e-12)
+    assert r["t"] == pytest.approx(t, rel=1e-12)
+    assert r["ci"] == pytest.approx((lo, hi), rel=1e-12, abs=1e-15)
+    tol = 1e-9 * max(1.0, abs(hi), abs(lo))
+    # "above": holds iff lo > threshold, fails iff hi < threshold
+    assert nx.paired_decision(d, lo - tol, "above", level)["verdict"] == "holds"
+    assert nx.paired_decision(d, lo + tol, "above", level)["verdict"] == "inconclusive"
+    assert nx.paired_decision(d, hi - tol, "above", level)["verdict"] == "inconclusive"
+    assert nx.paired_decision(d, hi + tol, "above", level)["verdict"] == "fails"
+    # "below" mirrors it
+    assert nx.paired_decision(d, hi + tol, "below", level)["verdict"] == "holds"
+    assert nx.paired_decision(d, hi - tol, "below", level)["verdict"] == "inconclusive"
+    assert nx.paired_decision(d, lo + tol, "below", level)["verdict"] == "inconclusive"
+    assert nx.paired_decision(d, lo - tol, "below", level)["verdict"] == "fails"
+    # "within": holds iff [lo, hi] inside [-thr, thr]; fails iff the interval misses it
+    reach = max(abs(lo), abs(hi))
+    assert nx.paired_decision(d, reach + tol, "within", level)["verdict"] == "holds"
+    assert nx.paired_decision(d, reach - tol, "within", level)["verdict"] == "inconclusive"
+    if lo > 0 or hi < 0:
+        near = min(abs(lo), abs(hi))
+        assert nx.paired_decision(d, near - tol, "within", level)["verdict"] == "fails"
+        assert nx.paired_decision(d, near + tol, "within", level)["verdict"] == "inconclusive"
+
+
+@pytest.mark.parametrize("d", [[], [0.5], [0.1, float("nan")], [0.1, float("inf"), 0.2]])
+@pytest.mark.parametrize("kind, thr", [("above", -100.0), ("below", 100.0), ("within", 100.0)])
+def test_paired_decision_without_a_standard_error_is_inconclusive(d, kind, thr):
+    r = nx.paired_decision(d, thr, kind)
+    assert r["verdict"] == "inconclusive" and r["n"] == len(d) and math.isnan(r["se"])
+    if len(d) == 1:
+        assert r["mean"] == 0.5
+
+
+def test_paired_decision_false_positive_rate_is_the_nominal_one_at_three_seeds():
+    # true mean exactly at the threshold, n = 3: "above" may hold only in the upper 2.5% tail; a normal
+    # "2 SE" rule holds P(T_2 > 1.96) = 9.4% of the time
+    rng = np.random.default_rng(11)
+    draws = rng.standard_normal((4000, 3))
+    rate = np.mean([nx.paired_decision(d, 0.0, "above")["verdict"] == "holds" for d in draws])
+    assert scipy.stats.t.sf(1.96, 2) > 0.09
+    assert 0.015 < rate < 0.035, rate  # binomial SE 0.0025 around 0.025
+
+
+@pytest.mark.parametrize("kw", [{"kind": "sideways"}, {"kind": "within", "threshold": -0.1}, {"level": 0.0},
+                                {"level": 1.0}, {"level": 1.5}])
+def test_paired_decision_refuses(kw):
+    args = {"diffs": [0.1, 0.2], "threshold": 0.5, "kind": "within", "level": 0.95} | kw
+    with pytest.raises(ValueError):
+        nx.paired_decision(**args)
