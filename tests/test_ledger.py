@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,8 +58,29 @@ def test_run_reports_errors_and_expected_verdicts():
 def test_every_registered_claim_is_well_formed():
     reg = ledger.discover()
     assert {"seesaw.sgd_equivalence", "seesaw.paper_step_counts"} <= set(reg)
+    configs = {p.stem for p in (REPO / "paper_configs").glob("*.yaml")}
     for c in reg.values():
         assert c.paper in ledger.papers() and c.source and c.statement
+        assert set(c.reads) <= configs, (c.id, set(c.reads) - configs)
+        assert all(r.startswith(c.paper + "_") for r in c.reads), (c.id, c.reads)
+
+
+def test_every_figure_is_read_by_a_claim():
+    """A picture nobody judges can say anything: each config is read by at least one claim."""
+    read = {r for c in ledger.discover().values() for r in c.reads}
+    unread = sorted(p.stem for p in (REPO / "paper_configs").glob("*.yaml") if p.stem not in read)
+    assert unread == []
+
+
+def test_no_claims_module_decides_a_verdict_itself():
+    """The verdict rule lives in claims/decisions.py only: no module writes a verdict, compares one with
+    a string, or calls a rule of its own."""
+    bad = re.compile(r"verdict\s*=|[!=]=\s*[\"'](holds|fails|inconclusive)[\"']|\bcombine\(|ledger\.verdict\(|"
+                     r"paired_decision\(")
+    for name in ledger.papers():
+        text = (REPO / "claims" / f"{name}.py").read_text()
+        hits = [ln.strip() for ln in text.splitlines() if bad.search(ln)]
+        assert hits == [], (name, hits[:3])
 
 
 def test_cli_list_and_unknown_claim():
