@@ -2,47 +2,69 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 _COLORS = {"x3+x2": "C0", "generic cubic": "C2", "generic quintic": "C4", "monomial x3": "C3",
            "quadratic": "C1"}
+_DENSE = re.compile(r"dense\((\d+),(\d+)\)")
+
+
+def _ramp(acts: list[str]) -> list[int]:
+    """Degrees r of the dense activations ``dense(r,seed)`` in the result, sorted."""
+    return sorted({int(m.group(1)) for m in map(_DENSE.fullmatch, acts) if m})
 
 
 def plot_dimensions(arrays: dict, meta: dict):
-    """Left: exact generic rank against the plain count min(N, dim V) per architecture and activation.
-    Right: share of architectures whose rank equals the expected dimension E(w) (the formula capped by
-    dim V and by the factorization bound at each hidden layer), per depth and activation, with
-    numeric/exact agreement in the legend."""
+    """Left (Thm 4.1): per degree r of the ramp, how many grid nets have rank below N for the dense random
+    activations (the larger count over the seeds), the monomial x^r and the sparse x^r + x^(r-1), and how
+    many dense ones miss E(w). Right: share of nets whose rank equals the expected dimension E(w) (N, or
+    N - hidden for monomials, capped by dim V and the factorization bound) per depth, for the named
+    activations, with float64/exact agreement in the legend."""
     acts = [str(a) for a in arrays["activations"]]
-    exact, numeric = arrays["exact_rank"], arrays["numeric_rank"]
-    n, amb, expd = arrays["n_params"], arrays["ambient"], arrays["expected"]
-    depth = arrays["depth"]
+    exact, numeric, expd = arrays["exact_rank"], arrays["numeric_rank"], arrays["expected"]
+    n, depth = arrays["n_params"], arrays["depth"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4))
-    rng = np.random.default_rng(0)
-    for i, a in enumerate(acts):
-        cap = np.minimum(n, amb[i])
-        jit = rng.uniform(-0.25, 0.25, size=cap.shape)
-        agree = int(np.sum(numeric[i] == exact[i])) if np.all(numeric[i] >= 0) else None
-        lab = a + (f"  (numeric = exact {agree}/{len(cap)})" if agree is not None else "")
-        ax.scatter(cap + jit, exact[i] + jit, s=7, alpha=0.45, color=_COLORS.get(a, f"C{i}"), label=lab)
-    top = float(np.max(np.minimum(n[None], amb))) + 1
-    ax.plot([0, top], [0, top], "k--", lw=0.8, label="rank = min(N, dim V)")
-    ax.set_xlabel("min(parameter count N, ambient dim V)")
-    ax.set_ylabel("generic Jacobian rank (exact, F_p)")
-    ax.set_title("MLP neuromanifold dimension over the grid")
-    ax.legend(fontsize=7, loc="upper left")
+    ramp = _ramp(acts)
+
+    def count(name, what="N"):
+        i = acts.index(name)
+        return int(np.sum(exact[i] < n)) if what == "N" else int(np.sum(exact[i] != expd[i]))
+
+    if ramp:
+        dense = [[a for a in acts if (m := _DENSE.fullmatch(a)) and int(m.group(1)) == r] for r in ramp]
+        ax.plot(ramp, [max(count(a) for a in ds) for ds in dense], "o-", color="C0",
+                label="dense random (max over seeds): rank < N")
+        ax.plot(ramp, [max(count(a, "E") for a in ds) for ds in dense], "s--", color="C2",
+                label="dense random: rank != E(w)")
+        for fmt, c, lab in (("x^{r}", "C3", "monomial x^r: rank < N"), ("x^{r}+x^{r1}", "C1", "sparse x^r + x^(r-1): rank < N")):
+            names = [fmt.format(r=r, r1=r - 1) for r in ramp]
+            pts = [(r, count(a)) for r, a in zip(ramp, names) if a in acts]
+            if pts:
+                ax.plot(*zip(*pts), "^:", color=c, label=lab)
+        ax.set_xticks(ramp)
+    ax.set_xlabel("activation degree r")
+    ax.set_ylabel(f"nets of the grid (of {len(n)})")
+    ax.set_title("Thm 4.1: rank = N from a large enough degree on", fontsize=10)
+    ax.legend(fontsize=7)
+    named = [a for a in acts if not (_DENSE.fullmatch(a) or a.startswith("x^"))]
     depths = sorted(set(depth.tolist()))
-    width = 0.8 / len(acts)
-    for i, a in enumerate(acts):
+    width = 0.8 / max(len(named), 1)
+    for j, a in enumerate(named):
+        i = acts.index(a)
         share = [np.mean(exact[i][depth == d] == expd[i][depth == d]) for d in depths]
-        bx.bar(np.arange(len(depths)) + (i - (len(acts) - 1) / 2) * width, share, width,
-               color=_COLORS.get(a, f"C{i}"), label=a)
+        agree = int(np.sum(numeric[i] == exact[i])) if np.all(numeric[i] >= 0) else None
+        lab = a + (f"  (float64 = exact {agree}/{len(n)})" if agree is not None else "")
+        bx.bar(np.arange(len(depths)) + (j - (len(named) - 1) / 2) * width, share, width,
+               color=_COLORS.get(a, f"C{j + 5}"), label=lab)
     bx.set_xticks(range(len(depths)), [f"L = {d}\n({int(np.sum(depth == d))} nets)" for d in depths])
     bx.set_ylabel("share with rank = E(w)")
-    bx.set_ylim(0, 1.05)
+    bx.set_ylim(0, 1.4)
+    bx.set_yticks(np.linspace(0, 1, 6))
     bx.set_title("E(w): N (generic) or N - hidden (monomial), capped by dim V and cuts", fontsize=9)
-    bx.legend(fontsize=7)
+    bx.legend(fontsize=6.5, loc="upper center", ncol=2)
     fig.tight_layout()
     return fig
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,30 +25,74 @@ from sims.config import param
 from theory import neuromanifold as nm
 
 
+# Activation names a dimensions config may use besides the keys of ``nm.ACTIVATIONS``: a dense random
+# activation ``dense(r,seed)`` (``nm.dense_activation``) and a sum of unit monomials ``x^7+x^6``, ``x^3+x^2+x``.
+_DENSE = re.compile(r"dense\((\d+),(\d+)\)")
+_MONOMIALS = re.compile(r"x(\^\d+)?(\+x(\^\d+)?)*")
+
+
+def activation_of(name: str) -> tuple:
+    """The coefficients ``(c_0, ..., c_r)`` of a named activation: a key of ``nm.ACTIVATIONS``,
+    ``"dense(r,seed)"`` (``nm.dense_activation(r, seed)``, every coefficient nonzero) or a sum of distinct
+    unit monomials such as ``"x^7"``, ``"x^7+x^6"``, ``"x^3+x^2+x"`` (no spaces).
+
+    Raises:
+      ValueError: any other name (the message lists the known forms), a repeated exponent, or a degree
+        above 64.
+    """
+    if name in nm.ACTIVATIONS:
+        return nm.ACTIVATIONS[name]
+    m = _DENSE.fullmatch(name)
+    if m:
+        return nm.dense_activation(int(m.group(1)), int(m.group(2)))
+    if _MONOMIALS.fullmatch(name):
+        exps = [int(t[2:]) if t.startswith("x^") else 1 for t in name.split("+")]
+        if len(set(exps)) != len(exps) or max(exps) > 64:
+            raise ValueError(f"activation {name!r}: repeated exponent or degree above 64")
+        return nm.activation([int(i in exps) for i in range(max(exps) + 1)])
+    raise ValueError(f"unknown activation {name!r}; known: {sorted(nm.ACTIVATIONS)}, 'dense(r,seed)', or unit "
+                     f"monomial sums like 'x^7+x^6'")
+
+
 @dataclass(frozen=True)
 class DimensionsParams:
     max_width: int = param(4, ge=1, le=6, doc="widths 1..max_width for every layer")
     depths: tuple[int, ...] = param((2, 3, 4), ge=1, le=5, doc="numbers of weight layers")
-    max_per_depth: int = param(100000, ge=1, doc="fixed-seed sample size per depth (all if larger)")
+    max_per_depth: tuple[int, ...] = param((100000,), ge=1, doc="fixed-seed sample size per depth (one "
+                                           "entry per depth, or one for all; all nets if larger)")
     activations: tuple[str, ...] = param(("x3+x2", "generic cubic", "monomial x3", "quadratic"))
     n_points: int = param(3, ge=1, doc="random points per rank (max taken)")
-    numeric: bool = param(True, doc="also compute the float64 JAX rank")
+    numeric: tuple[str, ...] = param(("x3+x2", "generic cubic", "generic quintic", "monomial x3", "quadratic"),
+                                     doc="activations whose float64 JAX rank is also computed (when swept)")
 
     def __post_init__(self):
-        unknown = [a for a in self.activations if a not in nm.ACTIVATIONS]
-        if unknown:
-            raise ValueError(f"unknown activations {unknown}; known: {sorted(nm.ACTIVATIONS)}")
+        bad = []
+        for a in self.activations:
+            try:
+                activation_of(a)
+            except ValueError:
+                bad.append(a)
+        if bad:
+            raise ValueError(f"unknown activations {bad}; known: {sorted(nm.ACTIVATIONS)}, 'dense(r,seed)', "
+                             f"unit monomial sums like 'x^7+x^6'")
+        if len(set(self.activations)) != len(self.activations):
+            raise ValueError(f"activations repeat a name: {list(self.activations)}")
+        if len(self.max_per_depth) not in (1, len(self.depths)):
+            raise ValueError(f"max_per_depth has {len(self.max_per_depth)} entries; give one, or one per depth "
+                             f"({len(self.depths)})")
 
 
 def _architectures(p: DimensionsParams, seed: int) -> list[tuple[int, ...]]:
     """The swept MLPs as width tuples ``(d_0, ..., d_L)``: for each ``L`` in ``p.depths`` (in that order)
     every net of :func:`theory.neuromanifold.mlp_grid` with widths ``1..p.max_width``, or a sorted
-    fixed-seed (``seed + L``) sample of ``p.max_per_depth`` of them when there are more."""
+    fixed-seed (``random.Random(seed)``) sample of the depth's ``p.max_per_depth`` entry when there are
+    more. With depths (2, 3, 4), widths 1..4 and caps (all, all, 80) this is ``nm.grid_sample(80, seed)``."""
+    caps = p.max_per_depth * len(p.depths) if len(p.max_per_depth) == 1 else p.max_per_depth
     out = []
-    for L in p.depths:
+    for L, cap in zip(p.depths, caps):
         archs = nm.mlp_grid(p.max_width, (L,))
-        if len(archs) > p.max_per_depth:
-            archs = sorted(random.Random(seed + L).sample(archs, p.max_per_depth))
+        if len(archs) > cap:
+            archs = sorted(random.Random(seed).sample(archs, cap))
         out += archs
     return out
 
@@ -64,17 +109,17 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
       widths [n_arch, max(p.depths) + 1]: widths ``(d_0, ..., d_L)`` of each net, zero-padded on the right.
       depth [n_arch]: number of weight layers L.
       n_params [n_arch]: parameter count ``N = sum_l d_l d_{l-1}``.
-      activations [n_act]: activation names (strings, keys of ``nm.ACTIVATIONS``).
+      activations [n_act]: activation names (strings, see :func:`activation_of`).
       exact_rank [n_act, n_arch]: generic Jacobian rank over F_p (``nm.generic_rank``, max over
         ``p.n_points`` random points).
-      numeric_rank [n_act, n_arch]: float64 JAX rank (``nm.mlp_numeric_ranks``); -1 when ``p.numeric`` is
-        false.
+      numeric_rank [n_act, n_arch]: float64 JAX rank (``nm.mlp_numeric_ranks``); -1 for an activation not
+        in ``p.numeric``.
       expected [n_act, n_arch]: the expected dimension E(w) (``nm.expected_dimension``): the paper's
         formula capped by dim V and by the factorization bound at every hidden layer.
       ambient [n_act, n_arch]: the ambient dimension dim V (``nm.mlp_ambient_dimension``).
 
     ``ctx.summary``: ``architectures`` (n_arch), ``defective[<activation>]`` (nets whose exact rank is not
-    the formula's), ``numeric==exact[<activation>]`` (``"k/n_arch"`` agreeing; only when ``p.numeric``).
+    the formula's), ``numeric==exact[<activation>]`` (``"k/n_arch"`` agreeing; activations in ``p.numeric`` only).
     """
     archs = _architectures(p, ctx.config.seed)
     widths = np.full((len(archs), max(p.depths) + 1), 0, dtype=np.int64)
@@ -83,12 +128,12 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
     n_params = np.array([nm.mlp_num_params(w) for w in archs])
     exact, numeric, expected, ambient = [], [], [], []
     for name in p.activations:
-        cs = nm.ACTIVATIONS[name]
+        cs = activation_of(name)
 
-        def piece(cs=cs):
+        def piece(cs=cs, numeric=name in p.numeric):
             ex = [nm.generic_rank("mlp", w, cs, n_points=p.n_points, seed=ctx.config.seed).rank for w in archs]
             nu = ([r.rank for r in nm.mlp_numeric_ranks(archs, cs, n_points=p.n_points, seed=ctx.config.seed)]
-                  if p.numeric else [-1] * len(archs))
+                  if numeric else [-1] * len(archs))
             return {"exact": np.array(ex), "numeric": np.array(nu),
                     "expected": np.array([nm.expected_dimension("mlp", w, cs) for w in archs]),
                     "ambient": np.array([nm.mlp_ambient_dimension(w, cs) for w in archs])}
@@ -102,7 +147,7 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
     ctx.summary["architectures"] = len(archs)
     for i, name in enumerate(p.activations):
         ctx.summary[f"defective[{name}]"] = int(np.sum(exact[i] != np.array(expected)[i]))
-        if p.numeric:
+        if name in p.numeric:
             ctx.summary[f"numeric==exact[{name}]"] = f"{int(np.sum(numeric[i] == exact[i]))}/{len(archs)}"
     return {"widths": widths, "depth": np.array([len(w) - 1 for w in archs]), "n_params": n_params,
             "activations": np.array(p.activations), "exact_rank": exact, "numeric_rank": numeric,
@@ -210,9 +255,15 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
 
 
 EXPERIMENTS = {
+    # Exact ranks: no seed axis (a rank over F_p at random points is the generic rank up to O(deg / p)).
     "dimensions": cli.Experiment(DimensionsParams, run_dimensions),
-    "exposure": cli.Experiment(ExposureParams, run_exposure),
-    "sparsity": cli.Experiment(SparsityParams, run_sparsity),
+    # One independent target (and its restarts) per index of the leading axis, for the MLP and the CNN.
+    "exposure": cli.Experiment(ExposureParams, run_exposure, seed_axes={
+        "mlp_critical": 0, "mlp_full_grad": 0, "mlp_converged": 0, "cnn_critical": 0, "cnn_pruned_grad": 0,
+        "cnn_full_grad": 0}),
+    # One independent run (init and target) per index, for the MLP and the CNN.
+    "sparsity": cli.Experiment(SparsityParams, run_sparsity, seed_axes={
+        f"{k}_{v}": 0 for k in ("mlp", "cnn") for v in ("distance", "loss", "grad")}),
 }
 
 if __name__ == "__main__":

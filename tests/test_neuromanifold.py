@@ -563,3 +563,16 @@ def test_exact_and_numeric_ranks_agree_on_the_quick_grid():
         cs = nm.ACTIVATIONS[name]
         num = nm.mlp_numeric_ranks(archs, cs, n_points=3, seed=0)
         assert [r.rank for r in num] == [nm.mlp_dimension(w, cs) for w in archs], name
+
+
+def test_cnn_pattern_sweeps():
+    """Thm 4.4 at every zero pattern of App. D's CNN: rank 5 = |k| exactly where no filter is zero."""
+    ranks = nm.cnn_pattern_ranks((3, 2), (2,), [0, 1, 1], seed=0)
+    off = [r for pat, r in ranks.items() if any(pat[:3]) and any(pat[3:])]
+    on = [r for pat, r in ranks.items() if not (any(pat[:3]) and any(pat[3:]))]
+    assert len(ranks) == 32 and len(off) == 21 and set(off) == {5} and max(on) < 5
+    assert nm.cnn_sparse_full_rank([((3, 2), (2,)), ((2, 2), (1,))], [0, 1, 1], per_cnn=3) == (6, 6)
+    assert nm.cnn_sparse_full_rank([((3, 2), (2,))], [0, 0, 1], per_cnn=3)[0] == 0  # monomial: rank 4
+    # (2,2,2), s = (1,1): the padding moves through the middle layer only (the accumulated rule).
+    assert not nm.two_layer_move((2, 2, 2), (1, 1), [0, 3, -2, 5, 7, 0])
+    assert nm.two_layer_move((3, 2), (2,), [2, 0, 0, 0, 5])

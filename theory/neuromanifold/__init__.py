@@ -38,7 +38,8 @@ limits), :mod:`~theory.neuromanifold.ranks` (exact Jacobians and generic ranks),
 :mod:`~theory.neuromanifold.dimension` (ambient space, expected and actual dimension),
 :mod:`~theory.neuromanifold.networks` and :mod:`~theory.neuromanifold.numeric_ranks` (JAX),
 :mod:`~theory.neuromanifold.symbolic` (sympy), :mod:`~theory.neuromanifold.fibers`,
-:mod:`~theory.neuromanifold.singularities`, :mod:`~theory.neuromanifold.dynamics` (critical exposure,
+:mod:`~theory.neuromanifold.singularities`, :mod:`~theory.neuromanifold.patterns` (sweeps over CNN zero
+patterns), :mod:`~theory.neuromanifold.dynamics` (critical exposure,
 sparsity bias) and :mod:`~theory.neuromanifold.grids`. Everything is re-exported here.
 """
 
@@ -113,6 +114,12 @@ from theory.neuromanifold.singularities import (
     implicit_cubic_221,
     implicit_cubic_normal,
 )
+from theory.neuromanifold.patterns import (
+    cnn_pattern_ranks,
+    cnn_sparse_full_rank,
+    poly_name,
+    two_layer_move,
+)
 from theory.neuromanifold.symbolic import (
     cnn_sympy,
     coefficient_jacobian,
@@ -124,6 +131,10 @@ from theory.neuromanifold.symbolic import (
 from theory.numerics import PRIME, gap_rank
 
 __all__ = [
+    "cnn_pattern_ranks",
+    "cnn_sparse_full_rank",
+    "poly_name",
+    "two_layer_move",
     "ACTIVATIONS",
     "COMPARED_CNN",
     "COMPARED_MLP",
