@@ -13,7 +13,8 @@ Experiments (``paper_configs/social_choice_*.yaml``):
   mixed in, and the two thresholds (Pareto pair fixed; whole-space PO).
 - ``polynomial``: random instances (a candidate copied and shifted into the positive quadrant, so both
   voters prefer the copy), BTL rewards of each degree, seeds sharded over devices: how often the fit
-  reverses a Pareto pair (certified), per degree; plus the brief's ex7.
+  reverses a Pareto pair (certified), per degree; plus the worked instance ex7 (a Pareto pair that
+  degree 2 reverses).
 """
 
 from __future__ import annotations
@@ -46,10 +47,18 @@ class GeParams:
     hinge_eps: str = param("1/100", doc="exact rational, e.g. 1/100")
     hinge_delta: str = param("2", doc="exact rational")
     control_eps: float = param(0.05, gt=0, doc="eps at which BTL and exp are Pareto-correct")
+    control_hinge_counts: tuple[int, ...] = param((3, 2, 2, 1), ge=0,
+                                                  doc="hinge counts (n1, n2) pairs with p <= 2/3 (no certificate)")
+    variants: tuple[float, ...] = param((0.75, 0.1, 0.5, 1.0, 3.0, 0.9, 0.2, 0.5, 1.0, 3.0,
+                                         0.75, 0.01, 2.0, 1.0, 1.0, 0.75, 0.1, 2.0, 1.0, 1.0),
+                                        doc="further (p, eps, delta, voter_x, voter_y) rows where BTL violates")
 
     def __post_init__(self):
         if len(self.voter) != 2 or len(self.hinge_counts) != 2:
             raise ValueError("voter and hinge_counts need two entries")
+        if len(self.control_hinge_counts) % 2 or len(self.variants) % 5:
+            raise ValueError("control_hinge_counts needs pairs (n1, n2) and variants rows of 5 numbers "
+                             "(p, eps, delta, voter_x, voter_y)")
         for k in ("hinge_eps", "hinge_delta"):
             try:
                 Fraction(getattr(self, k))
@@ -58,19 +67,24 @@ class GeParams:
 
 
 def ge_fits(p: float, eps: float, delta: float, voter) -> dict:
-    """BTL and exponential fits on Ge's instance: theta, margin r(c') - r(c), certified radius, ranking."""
+    """BTL and exponential fits on Ge's instance: theta, margin r(c') - r(c), certified radius, ranking,
+    and ``violates``: (c', c) is unanimous and the fit ranks c above c' with a certified margin, so it
+    violates Pareto optimality and pairwise majority consistency on that pair."""
     inst = sc.ge_instance(p, eps, delta, tuple(voter))
     a, b = inst.pareto_pair
     z = inst.candidates[a] - inst.candidates[b]
+    unanimous = (a, b) in sc.pareto_pairs(inst.candidates, inst.voters)
     out = {}
     for loss in sc.SMOOTH_LOSSES:
         f = sc.fit_reward_certified(inst.candidates, inst.voters, inst.weights, loss=loss)
         m, certified = f.margin(z)
         pmc = sc.pmc_violations(inst.candidates, inst.voters, inst.weights, f.theta)
+        po = sc.pareto_violations(inst.candidates, inst.voters, f.theta)
         out[loss] = {"theta": f.theta, "margin": m, "certified": certified, "radius": f.radius, "mu": f.mu,
                      "grad_norm": f.grad_norm, "ranking": sc.ranking_of(inst.candidates, f.theta),
-                     "po_violations": sc.pareto_violations(inst.candidates, inst.voters, f.theta),
-                     "pmc_violations": pmc.violations, "pmc_ranking": pmc.ranking}
+                     "po_violations": po, "pmc_violations": pmc.violations, "pmc_ranking": pmc.ranking,
+                     "violates": bool(unanimous and certified and m < 0 and (a, b) in po
+                                      and (a, b) in pmc.violations)}
     return out
 
 
@@ -78,10 +92,15 @@ def run_ge(p: GeParams, ctx: cli.Context) -> dict:
     """Arrays: ``candidates [6, 2]``, ``voters [2, 2]``, ``weights [2]``, ``names [6]``,
     ``losses [3]`` (btl, hinge, exp), ``theta [3, 2]`` (hinge: an exactly optimal vertex),
     ``margin [3]`` (r(c') - r(c)), ``radius_smooth [2]`` (certified |theta - theta*| of BTL and exp),
-    ``certified [3]``, ``rankings [3, 6]``, ``pmc_ranking [6]``, ``pareto_pair [2]``,
-    ``hinge_weights [2]``, ``hinge_inf [2]`` (global, constrained; floats), ``hinge_inf_exact [2]``
-    (the same as "p/q" strings), ``hinge_gap`` (float), ``control_margin [2]`` (BTL, exp at
-    ``control_eps``), ``control_hinge_gap [2]`` (counts 3:2 and 2:1)."""
+    ``certified [3]``, ``violates [3]`` (BTL, exp: certified reversal of the unanimous pair (c', c),
+    which is also a majority pair; hinge: constrained infimum > global infimum), ``rankings [3, 6]``,
+    ``pmc_ranking [6]`` and ``pmc_feasible``, ``voter_ranking [6]`` (voter ``voter``'s ranking),
+    ``pareto_pair [2]``, ``hinge_weights [2]``, ``hinge_inf [2]`` (global, constrained; floats),
+    ``hinge_inf_exact [2]`` (the same as "p/q" strings), ``hinge_gap`` (float); controls:
+    ``control_margin, control_certified, control_violates [2]`` (BTL, exp at ``control_eps``),
+    ``control_hinge_counts [H, 2]`` with ``control_hinge_gap [H]`` and ``control_hinge_gap_exact [H]``;
+    variants: ``variant_params [R, 5]`` (p, eps, delta, voter) with the BTL ``variant_margin [R]``,
+    ``variant_certified [R]`` and ``variant_violates [R]``."""
     inst = sc.ge_instance(p.p, p.eps, p.delta, p.voter)
     fits = ge_fits(p.p, p.eps, p.delta, p.voter)
     he, hd = Fraction(p.hinge_eps), Fraction(p.hinge_delta)
@@ -94,11 +113,15 @@ def run_ge(p: GeParams, ctx: cli.Context) -> dict:
     hcert = sc.hinge_exact(hrows)
     htheta = np.array([float(t) for t in hcert.theta])
     hX = np.array([[float(v) for v in r] for r in hinst.candidates])
-    controls_h = []
-    for counts in ((3, 2), (2, 1)):
-        gg, cc = sc.hinge_certificate(hinst.candidates, hinst.voters, list(counts), (a, b))
-        controls_h.append(float(cc - gg))
+    hcounts = np.asarray(p.control_hinge_counts, int).reshape(-1, 2)
+    gaps_h = []
+    for counts in hcounts:
+        gg, cc = sc.hinge_certificate(hinst.candidates, hinst.voters, [int(k) for k in counts], (a, b))
+        gaps_h.append(cc - gg)
     ctrl = ge_fits(p.p, p.control_eps, p.delta, p.voter)
+    rows = np.asarray(p.variants, np.float64).reshape(-1, 5)
+    var = [ge_fits(r[0], r[1], r[2], (r[3], r[4]))["btl"] for r in rows]
+    pmc_rank, pmc_feasible = sc.pmc_ranking(inst.candidates, inst.voters, inst.weights)
     ctx.summary.update({"hinge_global_inf": sc.jsonable_fraction(g),
                         "hinge_constrained_inf": sc.jsonable_fraction(c),
                         "hinge_gap": sc.jsonable_fraction(c - g)})
@@ -110,14 +133,24 @@ def run_ge(p: GeParams, ctx: cli.Context) -> dict:
         "margin": np.array([fits["btl"]["margin"], float(htheta @ (hX[a] - hX[b])), fits["exp"]["margin"]]),
         "radius_smooth": np.array([fits["btl"]["radius"], fits["exp"]["radius"]]),
         "certified": np.array([fits["btl"]["certified"], c > g, fits["exp"]["certified"]]),
+        "violates": np.array([fits["btl"]["violates"], c > g, fits["exp"]["violates"]]),
         "rankings": np.array([fits["btl"]["ranking"], sc.ranking_of(hX, htheta), fits["exp"]["ranking"]]),
-        "pmc_ranking": np.asarray(fits["btl"]["pmc_ranking"]),
+        "pmc_ranking": np.asarray(pmc_rank if pmc_rank is not None else [-1] * len(inst.names)),
+        "pmc_feasible": np.asarray(bool(pmc_feasible)),
+        "voter_ranking": np.asarray(sc.ranking_of(inst.candidates, inst.voters[0])),
         "pareto_pair": np.asarray(inst.pareto_pair), "hinge_weights": np.asarray(p.hinge_counts, float),
         "hinge_inf": np.array([float(g), float(c)]),
         "hinge_inf_exact": np.asarray([sc.jsonable_fraction(g), sc.jsonable_fraction(c)]),
         "hinge_gap": np.asarray(float(c - g)),
         "control_margin": np.array([ctrl["btl"]["margin"], ctrl["exp"]["margin"]]),
-        "control_hinge_gap": np.asarray(controls_h),
+        "control_certified": np.array([ctrl["btl"]["certified"], ctrl["exp"]["certified"]]),
+        "control_violates": np.array([ctrl["btl"]["violates"], ctrl["exp"]["violates"]]),
+        "control_hinge_counts": hcounts,
+        "control_hinge_gap": np.asarray([float(x) for x in gaps_h]),
+        "control_hinge_gap_exact": np.asarray([sc.jsonable_fraction(x) for x in gaps_h]),
+        "variant_params": rows, "variant_margin": np.array([v["margin"] for v in var]),
+        "variant_certified": np.array([v["certified"] for v in var]),
+        "variant_violates": np.array([v["violates"] for v in var]),
     }
 
 
@@ -332,7 +365,11 @@ def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
     on ex7), ``ex7_radius [D]``, ``ex7_rank [D]`` (dimension of the lifted differences: 6 = n - 1 at
     degree 3 means the class is saturated there, the fit is the unrestricted BTL); ``example [D]``
     (first instance reversing a Pareto pair at that degree while the linear fit is certified Pareto
-    optimal, -1 if none)."""
+    optimal, -1 if none), refitted on the host: ``example_violations, example_min_margin,
+    example_radius [D]`` at that degree and ``example_linear_violations, example_linear_uncertain,
+    example_linear_min_margin [D]`` at degree 1 (-1 / nan where there is no example); ex7 likewise:
+    ``ex7_violations, ex7_uncertain, ex7_min_margin [D]``. Seeds (instances) are axis 0 of every
+    per-instance array."""
     out = ctx.parts.get("sweep", lambda: {k: np.asarray(v) for k, v in runtime.map_seeds(
         lambda k: poly_instance(k, p), ctx.config.seed, p.n_instances, mesh=ctx.mesh).items()})
     degs = list(p.degrees)
@@ -346,24 +383,58 @@ def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
         example.append(int(idx[0]) if idx.size else -1)
     ex = sc.ex7()
     a, b = ex.pareto_pair
-    ex_m, ex_r, ex_rank = [], [], []
+    ex_m, ex_r, ex_rank, ex_cert = [], [], [], []
     for d in degs:
         f = sc.fit_reward_certified(ex.candidates, ex.voters, ex.weights, degree=d)
         F = sc.lift(ex.candidates, d)
         ex_m.append(float(f.theta @ (F[a] - F[b])))
         ex_r.append(f.radius)
         ex_rank.append(f.rank)
+        ex_cert.append(certified_pareto(ex.candidates, ex.voters, ex.weights, d))
+    # The first sweep example per degree, refitted and certified in float64 on the host, at its degree
+    # and at degree 1 (where its fit is Pareto optimal by the choice of the example).
+    Vs, ws = np.eye(2), np.array([p.p_major, 1 - p.p_major])
+    blank = {"violations": -1, "uncertain": -1, "min_margin": np.nan, "radius": np.nan}
+    hi, lo = [], []
+    for d, idx in zip(degs, example):
+        X = out["X"][idx] if idx >= 0 and d != 1 else None
+        hi.append(blank if X is None else certified_pareto(X, Vs, ws, d))
+        lo.append(blank if X is None else certified_pareto(X, Vs, ws, 1))
+    col = lambda rows, k: np.asarray([r[k] for r in rows])
     return {"degrees": np.asarray(degs), "valid": valid, "violated": violated,
             "uncertain": stack("uncertain"), "pair_violated": stack("pair_violated"),
             "pair_margin": stack("pair_margin"), "instances": out["X"], "copy_of": out["copy_of"],
             "ex7_margin": np.asarray(ex_m), "ex7_radius": np.asarray(ex_r), "ex7_rank": np.asarray(ex_rank),
-            "example": np.asarray(example)}
+            "ex7_violations": col(ex_cert, "violations"), "ex7_uncertain": col(ex_cert, "uncertain"),
+            "ex7_min_margin": col(ex_cert, "min_margin"),
+            "example": np.asarray(example), "example_violations": col(hi, "violations"),
+            "example_min_margin": col(hi, "min_margin"), "example_radius": col(hi, "radius"),
+            "example_linear_violations": col(lo, "violations"), "example_linear_uncertain": col(lo, "uncertain"),
+            "example_linear_min_margin": col(lo, "min_margin")}
 
+
+def certified_pareto(X, V, w, degree: int) -> dict:
+    """The BTL reward of ``degree`` refitted in float64 with its certificate: ``violations`` (Pareto
+    pairs reversed with a certified margin), ``uncertain`` (Pareto pairs within the certificate of a
+    tie), ``min_margin`` (smallest r(a) - r(b) over Pareto pairs (a, b); nan when there is none) and the
+    certified ``radius``."""
+    f = sc.fit_reward_certified(X, V, w, degree=degree)
+    F = sc.lift(X, degree)
+    margins = [f.margin(F[a] - F[b]) for a, b in sc.pareto_pairs(X, V)]
+    return {"violations": sum(1 for m, c in margins if c and m < 0),
+            "uncertain": sum(1 for m, c in margins if not c),
+            "min_margin": min(m for m, _ in margins) if margins else np.nan, "radius": f.radius}
+
+
+_COVERAGE_SEEDS = {f"{pre}{k}": 0 for pre in ("", "narrow_")
+                   for k in ("angle_deg", "angle_v1_deg", "in_cone", "cone_margin", "refused")}
+_POLY_SEEDS = {k: 0 for k in ("valid", "violated", "uncertain", "pair_violated", "pair_margin", "instances",
+                              "copy_of")}
 
 EXPERIMENTS = {
     "ge_instance": cli.Experiment(GeParams, run_ge),
-    "coverage": cli.Experiment(CoverageParams, run_coverage),
-    "polynomial": cli.Experiment(PolynomialParams, run_polynomial),
+    "coverage": cli.Experiment(CoverageParams, run_coverage, seed_axes=_COVERAGE_SEEDS),
+    "polynomial": cli.Experiment(PolynomialParams, run_polynomial, seed_axes=_POLY_SEEDS),
 }
 
 if __name__ == "__main__":

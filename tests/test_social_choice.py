@@ -359,6 +359,11 @@ def test_experiments_and_figures_at_toy_size(toy_ctx):
     c = S.run_coverage(cov, toy_ctx(cov, "social_choice", "coverage"))
     assert c["angle_deg"].shape == (4, 2) and np.nanmean(c["angle_deg"][:, 1]) < np.nanmean(c["angle_deg"][:, 0])
     assert float(c["alpha_fix"]) == pytest.approx(0.0314, abs=5e-4)
+    # the arrays the ledger re-decides claims on with a seed left out hold the seeds on the declared axis
+    for name, arrays, n in (("coverage", c, 4), ("polynomial", b, 24)):
+        axes = S.EXPERIMENTS[name].seed_axes
+        assert axes and all(arrays[k].shape[ax] == n for k, ax in axes.items())
+    assert a["violates"].all() and not a["control_violates"].any() and list(a["control_hinge_gap_exact"]) == ["0", "0"]
     for name, arrays, params in (("ge_instance", a, ge), ("polynomial", b, poly), ("coverage", c, cov)):
         fig = FIG.PLOTS[name](arrays, {"config": dataclasses.asdict(params)})
         assert fig.axes
