@@ -36,7 +36,7 @@ from theory import mdm_variance as th
 
 @dataclasses.dataclass(frozen=True)
 class ChainParams:
-    """The Markov-chain proxy of brief section 6 (V = 8, L = 16, Dirichlet(0.3) rows)."""
+    """The Markov-chain CPU-scale proxy of the paper's setting (V = 8, L = 16, Dirichlet(0.3) rows)."""
 
     vocab: int = param(8, ge=2)
     length: int = param(16, ge=2, le=th.MAX_EXACT_LEN)
@@ -51,6 +51,21 @@ def _chain(p, seed: int):
 
 def _sample(p, seed: int, salt: int, n: int, trans, init):
     return th.sample_chain(jax.random.fold_in(jax.random.key(seed), salt), trans, init, n, p.length)
+
+
+# Independent draws (sequences, per-bin draws) are stored in this many equal blocks on a leading axis
+# (the remainder dropped), declared as the seed axis: the ledger re-decides each claim with one block
+# left out, so the blocks are the replicates its stability is measured on.
+N_BLOCKS = 16
+
+
+def _blocks(x, axis: int = 0) -> np.ndarray:
+    """``x`` with its ``axis`` split into ``min(N_BLOCKS, n)`` equal blocks, as a new leading axis
+    (``[..., n, ...] -> [G, ..., n // G, ...]``, the last ``n % G`` draws dropped)."""
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    g = min(N_BLOCKS, x.shape[0])
+    x = x[:x.shape[0] - x.shape[0] % g].reshape(g, -1, *x.shape[1:])
+    return np.moveaxis(x, 1, axis + 1)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -74,7 +89,7 @@ METHODS = ("mdm_oracle", "arm_oracle", "mdm_learned", "arm_learned")
 def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     """A + B + C against the flat variance, MDM vs ARM, oracle vs learned.
 
-    Source: brief section 2 (decomposition, ARM comparison, oracle corollary),
+    Source: Sec. 3 (decomposition, ARM comparison, oracle corollary),
     ``paper_configs/mdm_variance_decomposition.yaml``. Data: :func:`theory.mdm_variance.random_chain`
     (seed ``fold_in(key(seed), 0)``); 'learned' = the chain re-estimated by smoothed counts from
     ``p.n_fit`` samples, its exact denoiser / ARM applied to true-chain data. t ~ U[eps, 1].
@@ -86,6 +101,9 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
       naive_B, naive_C, naive_total, naive_total_se [m]: the plug-in (biased) estimates.
       direct_var, direct_var_se, direct_mean [m]: flat i.i.d. variance (``p.n_direct`` fresh sequences,
         one (t, mask) each), its SE, and the mean loss.
+      nested_stats [G, m, n_data // G, 3]: per-sequence statistics of the nested sample
+        (:func:`theory.mdm_variance.nested_stats`), in G = 16 blocks of sequences (the seed axis).
+      direct_losses [G, m, n_direct // G]: the flat draws, in blocks (the seed axis).
       exact_mean_eps0 [n_exact]: exact ``E_{t ~ U[0,1], mask}[l | x0]`` of the oracle MDM (enumeration).
       exact_mean_eps [n_exact]: the same with t ~ U[eps, 1].
       exact_mean_learned_eps0 [n_exact]: the learned MDM's exact mean at eps = 0.
@@ -101,6 +119,7 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     rows = {k: [] for k in ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se", "naive_B", "naive_C",
                             "naive_total", "naive_total_se", "direct_var", "direct_var_se", "direct_mean")}
     key = jax.random.fold_in(jax.random.key(seed), 10)
+    stats, draws = [], []
     for i, name in enumerate(METHODS):
         def piece(name=name, i=i):
             d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
@@ -108,11 +127,13 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
             f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, 100 + i), eps=p.eps, mesh=ctx.mesh)
             return {**{k: np.asarray(d[k]) for k in rows if k in d},
                     "direct_var": np.asarray(f["var"]), "direct_var_se": np.asarray(f["var_se"]),
-                    "direct_mean": np.asarray(f["mean"])}
+                    "direct_mean": np.asarray(f["mean"]), "stats": d["stats"], "direct_losses": f["losses"]}
         r = ctx.parts.get(name, piece)
         for k in rows:
             rows[k].append(float(r[k]))
-    out = {"methods": np.asarray(METHODS), **{k: np.asarray(v) for k, v in rows.items()}}
+        stats.append(r["stats"]), draws.append(r["direct_losses"])
+    out = {"methods": np.asarray(METHODS), **{k: np.asarray(v) for k, v in rows.items()},
+           "nested_stats": _blocks(np.stack(stats), 1), "direct_losses": _blocks(np.stack(draws), 1)}
     pw, lpw = th.chain_powers(trans, p.length), th.chain_powers(lt, p.length)
     orc = lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw)  # noqa: E731
     lrn = lambda x0, m: th.oracle_token_logprobs(lt, li, x0, m, lpw)  # noqa: E731
@@ -145,7 +166,7 @@ class PotsParams(ChainParams):
 def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     """P-POTS on the oracle MDM: the bin moments, the optimal density, the EPR fit, and the variances.
 
-    Source: brief section 3, ``paper_configs/mdm_variance_pots.yaml``. For each eps in ``p.eps_list``,
+    Source: Sec. 4.1, ``paper_configs/mdm_variance_pots.yaml``. For each eps in ``p.eps_list``,
     bins :func:`theory.mdm_variance.t_bin_edges` (``p.n_bins``) and ``p.n_per_bin`` draws per bin (x0 from
     a pool of ``p.n_pool`` chain samples) give ``g_j`` and ``M2_j``; P-POTS is
     :func:`~theory.mdm_variance.pots_bin_probs`; variances by the exact bin formula
@@ -162,6 +183,10 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
       pred_uniform, pred_pots [] : the bin formula with the independent moment estimate.
       meas_uniform, meas_uniform_se, meas_pots, meas_pots_se []: direct sample variances and SEs.
       mean_uniform, mean_uniform_se, mean_pots, mean_pots_se []: direct means (unbiasedness check).
+      edges_all [e, b + 1]: the bins of each eps.
+      moment_losses [G, e, b, n_per_bin // G]: the per-bin draws behind g, m2 (G = 16 blocks: seed axis).
+      check_moment_losses [G, b, n_per_bin // G]: the independent moment draws behind pred_*.
+      check_losses [G, 2, n_check // G]: the direct draws (uniform, P-POTS) behind meas_*, mean_*.
     """
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
@@ -169,7 +194,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     fn = th.oracle_mdm_loss_fn(trans, init, p.length)
     key = jax.random.fold_in(jax.random.key(seed), 20)
     out: dict[str, np.ndarray] = {"eps_list": np.asarray(p.eps_list)}
-    vu, vp, ve = [], [], []
+    vu, vp, ve, edges_all, draws = [], [], [], [], []
     for i, eps in enumerate(p.eps_list):
         def piece(eps=eps, i=i):
             edges = th.t_bin_edges(eps, p.n_bins)
@@ -185,9 +210,11 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
                     "var_epr": np.asarray(th.binned_is_variance(edges, pe, mom["m2"], mom["g"]))}
         r = ctx.parts.get(f"eps{i}", piece)
         vu.append(float(r["var_uniform"])), vp.append(float(r["var_pots"])), ve.append(float(r["var_epr"]))
+        edges_all.append(r["edges"]), draws.append(r["losses"])
         if i == 0:
             first = r
-    out.update(var_uniform=np.asarray(vu), var_pots=np.asarray(vp), var_epr=np.asarray(ve))
+    out.update(var_uniform=np.asarray(vu), var_pots=np.asarray(vp), var_epr=np.asarray(ve),
+               edges_all=np.stack(edges_all), moment_losses=_blocks(np.stack(draws), 2))
     edges = first["edges"]
     w = np.diff(edges)
     for k in ("edges", "g", "g_se", "m2", "m2_se", "probs_pots", "probs_epr", "epr_params", "epr_kl"):
@@ -199,12 +226,16 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
         val = th.binned_moments(fn, pool, jax.random.fold_in(key, 1000), edges, p.n_per_bin, mesh=ctx.mesh)
         xs = _sample(p, seed, 4, p.n_check, trans, init)
         res = {"pred_uniform": th.binned_is_variance(edges, w, val["m2"], val["g"]),
-               "pred_pots": th.binned_is_variance(edges, first["probs_pots"], val["m2"], val["g"])}
+               "pred_pots": th.binned_is_variance(edges, first["probs_pots"], val["m2"], val["g"]),
+               "check_moment_losses": _blocks(val["losses"], 1)}
+        direct = []
         for name, sampler in (("uniform", None), ("pots", th.binned_sampler(edges, first["probs_pots"]))):
             d = th.direct_variance(fn, xs, jax.random.fold_in(key, 2000 + len(name)), eps=eps,
                                    t_sampler=sampler, mesh=ctx.mesh)
             res.update({f"meas_{name}": d["var"], f"meas_{name}_se": d["var_se"], f"mean_{name}": d["mean"],
                         f"mean_{name}_se": d["mean_se"]})
+            direct.append(d["losses"])
+        res["check_losses"] = _blocks(np.stack(direct), 1)
         return {k: np.asarray(v) for k, v in res.items()}
 
     out.update(ctx.parts.get("check", check))
@@ -233,7 +264,7 @@ PAIR_MODELS = ("oracle", "context_free")
 def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     """MIRROR against one mask and MultiSample-2, per t, and A, B, C under each pairing.
 
-    Source: brief section 4, ``paper_configs/mdm_variance_mirror.yaml``. Models: the exact chain
+    Source: Sec. 4.2, ``paper_configs/mdm_variance_mirror.yaml``. Models: the exact chain
     denoiser (``oracle``) and a context-free one (each token's log-probability is its marginal,
     whatever the mask). Per t in ``p.t_grid``: :func:`theory.mdm_variance.pair_stats` on ``p.n_data``
     sequences x ``p.n_masks`` pairs.
@@ -243,8 +274,14 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
       t_grid [n]; closed_form [n]: :func:`~theory.mdm_variance.mirror_ratio_context_free`;
       closed_rho [n]: the context-free correlation (NaN at t = 1).
       {model}_{pair}_ratio, _ratio_se, _rho, _rho_se, _A_single, _A_pair [n].
+      oracle_positive_ratio, _ratio_se, _rho, _rho_se [n]: the oracle under a positively correlated pair
+        (mask 2 reuses each token's U with probability ``theory.mdm_variance.POSITIVE_SHARE``): the case
+        just outside MIRROR's rho <= 0 that the claim's test must reject.
       pairings [3]: single, mirror, multisample2; dec_A, dec_B, dec_C, dec_total and ``_se`` [3]: the
         oracle's decomposition under each pairing (t ~ U[eps, 1]).
+      {model}_{pair}_rows, oracle_positive_rows [G, n, n_data // G, 3]: the per-sequence values behind
+        the pair statistics (:func:`theory.mdm_variance.pair_summary`), in G = 16 blocks (seed axis).
+      dec_stats [G, 3, n_decomp // G, 3]: per-sequence statistics behind dec_* (seed axis).
     """
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
@@ -266,14 +303,24 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
             r = ctx.parts.get(f"{model}_{pair}", piece)
             for k in ("ratio", "ratio_se", "rho", "rho_se", "A_single", "A_pair"):
                 out[f"{model}_{pair}_{k}"] = r[k]
+            out[f"{model}_{pair}_rows"] = _blocks(r["rows"], 1)
+
+    def positive():
+        r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, 20), np.asarray(p.t_grid),
+                          n_masks=p.n_masks, pairing="positive", mesh=ctx.mesh)
+        return {**{f"oracle_positive_{k}": np.asarray(r[k]) for k in ("ratio", "ratio_se", "rho", "rho_se")},
+                "oracle_positive_rows": _blocks(r["rows"], 1)}
+
+    out.update(ctx.parts.get("oracle_positive", positive))
     pairings = ("single", "mirror", "multisample2")
     dec_data = _sample(p, seed, 2, p.n_decomp, trans, init)
 
     def dec():
         rs = [th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, 500), n_t=p.n_t,
                            n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh) for pr in pairings]
-        return {f"dec_{k}": np.asarray([r[k] for r in rs]) for k in
-                ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se")}
+        return {**{f"dec_{k}": np.asarray([r[k] for r in rs]) for k in
+                   ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se")},
+                "dec_stats": _blocks(np.stack([r["stats"] for r in rs]), 1)}
 
     out["pairings"] = np.asarray(pairings)
     out.update(ctx.parts.get("decomposition", dec))
@@ -297,7 +344,7 @@ class TrainingParams:
     steps: int = param(400, ge=2)
     lr: float = param(3e-3, gt=0)
     eps: float = param(1e-3, gt=0, lt=1)
-    n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS)
+    n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS - 1)
     n_evals: int = param(4, ge=1)
     val_windows: int = param(128, ge=3)
     val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window")
@@ -341,37 +388,47 @@ def _denoiser(p: TrainingParams):
 def _model_loss_fn(model, params) -> th.LossFn:
     """``loss_fn(x0 [L], t, mask [L])`` of the denoiser with ``params`` (the MDM loss, float32 logits)."""
     def loss_fn(x0, t, mask):
-        logits = model.apply(params, jnp.where(mask, MASK, x0)[None])[0]
-        logp = jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
-        return th.mdm_loss(logp, t, mask)
+        return th.mdm_loss(_model_token_logp(model, params, x0, mask), t, mask)
     return loss_fn
 
 
+def _model_token_logp(model, params, x0, mask) -> jax.Array:
+    """``log p(x0_i | x0 masked by mask)`` per position ``[L]`` (float32 logits)."""
+    logits = model.apply(params, jnp.where(mask, MASK, x0)[None])[0]
+    return jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
+
+
 METHODS_TRAIN = ("standard", "pots_mirror")
+# Estimators whose one-sample gradient variance is measured: the two trained ones and the control, the
+# standard estimator with each masked token's term kept with probability 1/2 and doubled (unbiased, and
+# its variance exceeds the standard one's by the added thinning noise: just outside "lowers variance").
+GRAD_METHODS = METHODS_TRAIN + ("thinned",)
 
 
 def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     """Seeds x {standard, P-POTS + MIRROR} small MDMs on stdlib source; validation NELBO and gradient variance.
 
-    Source: brief sections 3, 4 and 6 (Table 1's setting at CPU scale),
+    Source: Sec. 4.1, 4.2 and 5 (Table 1's setting at CPU scale),
     ``paper_configs/mdm_variance_training.yaml``. Data: :func:`stdlib_text`, the last ``p.val_frac`` held
     out; random windows of ``p.seq_len`` characters. AdamW (lr ``p.lr``, clip 1.0, linear decay to 0),
     batch ``p.batch`` windows, ``p.steps`` steps; seed i starts from the same init and sees the same
     windows under both methods (paired). ``standard``: t ~ U[eps, 1], one mask. ``pots_mirror``: t from
     the P-POTS bin density (weights u/p(t)) and MIRROR's complementary pair (two forward passes);
-    the density is estimated once, before its runs, from the final standard model of seed 0 (as the
-    paper fits it once from the model it fine-tunes). Validation: the MDM loss on ``p.val_windows``
+    the density is estimated once, before its runs (as the paper fits it once from the model it
+    fine-tunes), from the final model of one more standard run, seed index ``p.n_seeds`` (the
+    calibration seed), disjoint from the seeds 0..n_seeds-1 that are compared. Validation: the MDM loss on ``p.val_windows``
     windows with ``p.val_draws`` fixed (t, mask) draws each (common random numbers across runs).
 
     Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``):
       methods [2]; steps [e + 1]: step of each evaluation (0 first).
       {method}_val_loss [s, e + 1]: validation MDM loss (nats per character).
-      grad_var_standard, grad_var_pots_mirror [s]: trace of the covariance of the one-sample gradient
-        estimator of each method, at the final standard model of each seed (same parameters: paired).
-      loss_var_standard, loss_var_pots_mirror [s]: variance of the one-sample loss value, same setting.
-      pots_edges [b + 1], pots_probs [b], pots_m2 [b]: the P-POTS density used.
-      learned_A, learned_B, learned_C, learned_total and ``_se`` []: decomposition of the final standard
-        model's (seed 0) loss on the validation windows.
+      grad_var_{m} [s] for m in GRAD_METHODS (standard, pots_mirror, thinned): trace of the covariance of
+        the one-sample gradient estimator, at the final standard model of each seed (same parameters and
+        the same (x0, t, mask) draws across methods: paired, common random numbers).
+      loss_var_{m} [s]: variance of the one-sample loss value, same setting.
+      pots_edges [b + 1], pots_probs [b], pots_m2 [b]: the P-POTS density used (calibration seed).
+      learned_A, learned_B, learned_C, learned_total and ``_se`` []: decomposition of the calibration
+        seed's final standard model's loss on the validation windows.
     """
     seed = ctx.config.seed
     text = stdlib_text(p.n_chars)
@@ -401,14 +458,18 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
         kx, kt, km = jax.random.split(key, 3)
         x0 = windows(kx, 1)[0]
         fn = _model_loss_fn(model, params)
-        if method == "standard":
+        if method in ("standard", "thinned"):
             t = th.uniform_t(kt, (), p.eps)
-            return fn(x0, t, jax.random.uniform(km, (L,)) < t)
+            m = jax.random.uniform(km, (L,)) < t
+            if method == "standard":
+                return fn(x0, t, m)
+            keep = jax.random.uniform(jax.random.fold_in(km, 1), (L,)) < 0.5
+            return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
         t, w = sampler(kt, ())
         m1, m2 = th.mirror_masks(km, t, L)
         return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
 
-    def train_runs(method, sampler):
+    def train_runs(method, sampler, n):
         def one(i):
             k = runtime.seed_key(seed, i)
             params = model.init(jax.random.fold_in(k, 0), jnp.zeros((1, L), jnp.int32))
@@ -429,9 +490,9 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                 vals.append(val_loss(state[0]))
             return state[0], jnp.stack(vals)
 
-        idx, _ = runtime.seed_indices(p.n_seeds, ctx.mesh)
+        idx, _ = runtime.seed_indices(n, ctx.mesh)
         params, vals = jax.jit(jax.vmap(one))(idx)
-        return params, np.asarray(runtime.to_host(vals))[:p.n_seeds]
+        return params, np.asarray(runtime.to_host(vals))[:n]
 
     def grad_var(params, key, method, sampler):
         def one(k):
@@ -441,24 +502,25 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
         dev = flat - flat.mean(0)
         return jnp.sum(dev * dev) / (p.grad_samples - 1), jnp.var(ls, ddof=1)
 
-    std_params, std_vals = train_runs("standard", None)
-    p0 = jax.tree.map(lambda a: a[0], std_params)
+    std_params, std_vals = train_runs("standard", None, p.n_seeds + 1)  # the last: calibration seed
+    p0 = jax.tree.map(lambda a: a[p.n_seeds], std_params)
+    std_params, std_vals = jax.tree.map(lambda a: a[:p.n_seeds], std_params), std_vals[:p.n_seeds]
     edges = th.t_bin_edges(p.eps, p.n_bins)
     fn0 = _model_loss_fn(model, p0)
     tr_windows = windows(jax.random.fold_in(jax.random.key(seed), 88), 1024)
     mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges, p.n_per_bin)
     probs = th.pots_bin_probs(edges, mom["m2"])
     sampler = th.binned_sampler(edges, probs)
-    _, pm_vals = train_runs("pots_mirror", sampler)
+    _, pm_vals = train_runs("pots_mirror", sampler, p.n_seeds)
     gkey = jax.random.fold_in(jax.random.key(seed), 99)
     gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
-        std_params, jnp.arange(p.n_seeds)) for m in METHODS_TRAIN}
+        std_params, jnp.arange(p.n_seeds)) for m in GRAD_METHODS}
     dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
                        n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
            "standard_val_loss": std_vals, "pots_mirror_val_loss": pm_vals,
            "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}
-    for m in METHODS_TRAIN:
+    for m in GRAD_METHODS:
         out[f"grad_var_{m}"] = np.asarray(gv[m][0])
         out[f"loss_var_{m}"] = np.asarray(gv[m][1])
     for k in ("A", "B", "C", "total"):
@@ -468,10 +530,16 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
 
 
 EXPERIMENTS = {
-    "decomposition": cli.Experiment(DecompositionParams, run_decomposition),
-    "pots": cli.Experiment(PotsParams, run_pots),
-    "mirror": cli.Experiment(MirrorParams, run_mirror),
-    "training": cli.Experiment(TrainingParams, run_training),
+    "decomposition": cli.Experiment(DecompositionParams, run_decomposition,
+                                    seed_axes={"nested_stats": 0, "direct_losses": 0}),
+    "pots": cli.Experiment(PotsParams, run_pots,
+                           seed_axes={"moment_losses": 0, "check_moment_losses": 0, "check_losses": 0}),
+    "mirror": cli.Experiment(MirrorParams, run_mirror, seed_axes={
+        **{f"{m}_{pr}_rows": 0 for m in PAIR_MODELS for pr in ("mirror", "multisample2")},
+        "oracle_positive_rows": 0, "dec_stats": 0}),
+    "training": cli.Experiment(TrainingParams, run_training, seed_axes={
+        **{f"{m}_val_loss": 0 for m in METHODS_TRAIN}, **{f"grad_var_{m}": 0 for m in GRAD_METHODS},
+        **{f"loss_var_{m}": 0 for m in GRAD_METHODS}}),
 }
 
 if __name__ == "__main__":

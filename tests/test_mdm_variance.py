@@ -94,6 +94,11 @@ def test_decompose_recovers_known_decomposition():
         assert abs(r[k] - v) <= 4 * r[f"{k}_se"], (k, r[k], v, r[f"{k}_se"])
     assert r["naive_B"] > r["B"] and r["naive_C"] > r["C"]  # the plug-in overstates both
     assert set(r) >= {"A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se"}
+    # the per-sequence statistics give the same estimates, and a subset the estimates of that subset
+    again = th.nested_estimates_from_stats(r["stats"], 4, 4)
+    assert all(again[k] == r[k] for k in ("A", "B", "C", "total", "total_se", "naive_total"))
+    half = th.nested_estimates_from_stats(r["stats"][: n // 2], 4, 4)
+    assert half["n"] == n // 2 and half["total_se"] > r["total_se"]
 
 
 def test_decompose_same_on_one_and_all_devices():
@@ -136,6 +141,12 @@ def test_mirror_context_free_monte_carlo_matches_closed_form():
     assert np.all(np.abs(r["ratio"] - closed) <= 4 * r["ratio_se"] + 1e-12)
     ms2 = th.pair_stats(loss, data, jax.random.key(8), 0.2, n_masks=16, pairing="multisample2")
     assert abs(ms2["ratio"] - 0.5) <= 4 * ms2["ratio_se"]
+    # the control just outside MIRROR: a positively correlated pair, ratio (1 + share) / 2 > 1/2
+    pos = th.pair_stats(loss, data, jax.random.key(8), 0.2, n_masks=16, pairing="positive")
+    assert abs(pos["ratio"] - (1 + th.POSITIVE_SHARE) / 2) <= 4 * pos["ratio_se"]
+    assert pos["ratio"] - 0.5 > 4 * pos["ratio_se"]
+    again = th.pair_summary(r["rows"])
+    np.testing.assert_array_equal(again["ratio"], r["ratio"])
 
 
 def test_pots_bin_optimum_beats_alternatives():
@@ -174,6 +185,19 @@ def test_stratified_t_covers_strata():
     t = np.asarray(th.stratified_t(jax.random.key(10), 16, 0.0 + 1e-3))
     counts = np.histogram(t, np.linspace(1e-3, 1, 5))[0]
     np.testing.assert_array_equal(counts, [4, 4, 4, 4])
+
+
+def test_shared_t_raises_and_stratified_t_lowers_batch_t_noise():
+    loss = lambda x0, t, m: 1.0 + t + 0.0 * jnp.sum(m)  # noqa: E731 - g = 1 + t: B_batch = Var(mean t)
+    batch = np.zeros((16, 4), np.int32)
+    kw = dict(n_rep=400, n_masks=2, eps=0.01)
+    iid = th.batch_t_noise(loss, batch, jax.random.key(1), stratified=False, **kw)
+    strat = th.batch_t_noise(loss, batch, jax.random.key(2), stratified=True, **kw)
+    shared = th.batch_t_noise(loss, batch, jax.random.key(3), stratified=False, shared=True, **kw)
+    var_t = 0.99**2 / 12
+    assert abs(iid["nB"] - var_t) <= 4 * iid["nB_se"]  # n Var(mean of n iid t) = Var(t)
+    assert abs(shared["nB"] - 16 * var_t) <= 4 * shared["nB_se"]  # one t for all: n Var(t)
+    assert strat["nB"] + 4 * strat["nB_se"] < iid["nB"]
 
 
 def test_ema_leaves_gradients_unchanged():
@@ -223,19 +247,24 @@ def test_experiments_run_at_toy_size(toy_ctx):
     p = sim.DecompositionParams(vocab=4, length=6, n_data=32, n_direct=64, n_fit=10, n_exact=1)
     out = sim.run_decomposition(p, toy_ctx(p, "mdm_variance", "decomposition"))
     assert out["A"].shape == (4,) and out["A"][1] == 0
+    assert out["nested_stats"].shape == (16, 4, 2, 3) and out["direct_losses"].shape == (16, 4, 4)
     np.testing.assert_allclose(out["exact_mean_eps0"], out["neglogp"], rtol=1e-12)
     p = sim.MirrorParams(vocab=4, length=6, t_grid=(0.3, 0.5), n_data=8, n_masks=4, n_decomp=8)
     out = sim.run_mirror(p, toy_ctx(p, "mdm_variance", "mirror"))
     assert out["oracle_mirror_ratio"].shape == (2,) and out["dec_A"].shape == (3,)
+    assert out["oracle_positive_rows"].shape == (8, 2, 1, 3) and out["dec_stats"].shape == (8, 3, 1, 3)
     p = sim.PotsParams(vocab=4, length=6, eps_list=(0.1, 0.01), n_bins=4, n_per_bin=16, n_pool=32, n_check=64,
                        epr_restarts=1)
     out = sim.run_pots(p, toy_ctx(p, "mdm_variance", "pots"))
     assert np.all(out["var_pots"] <= out["var_uniform"] + 1e-12)
+    assert out["moment_losses"].shape == (16, 2, 4, 1) and out["check_losses"].shape == (16, 2, 4)
 
 
 @pytest.mark.slow
 def test_training_runs_at_toy_size(toy_ctx):
     p = sim.TrainingParams(n_chars=20_000, seq_len=8, d_model=8, n_heads=1, n_layers=1, batch=2, steps=4,
-                           n_seeds=2, n_evals=2, val_windows=4, val_draws=1, n_bins=4, n_per_bin=4, grad_samples=4)
+                           n_seeds=2, n_evals=2, val_windows=4, val_draws=1, n_bins=4, n_per_bin=32, grad_samples=4)
+    # n_per_bin 32: with 4 draws the first bin (t < 0.03, L = 8) can mask no token at all, E[l^2 | t] = 0 there
     out = sim.run_training(p, toy_ctx(p, "mdm_variance", "training"))
     assert out["standard_val_loss"].shape == (2, 3) and np.all(np.isfinite(out["pots_mirror_val_loss"]))
+    assert out["grad_var_thinned"].shape == (2,) and np.all(out["grad_var_thinned"] > 0)

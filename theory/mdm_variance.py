@@ -36,6 +36,7 @@ from theory.numerics import check_int, check_limit, check_real
 
 Pairing = Literal["single", "mirror", "multisample2"]
 PAIRINGS = ("single", "mirror", "multisample2")
+POSITIVE_SHARE = 0.25  # pair_stats(pairing="positive"): per-token probability that mask 2 reuses U
 MAX_EXACT_LEN = 20  # exact mask enumeration costs 2^L loss terms per sequence
 LossFn = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
 
@@ -78,7 +79,7 @@ def uniform_t(key, shape, eps) -> jax.Array:
 
 def forward_mask(key, t, length: int) -> jax.Array:
     """The forward (absorbing) process: each of ``length`` tokens masked independently with probability
-    ``t`` (brief section 1). Returns a bool ``[length]`` mask. Raises ValueError for t outside (0, 1]."""
+    ``t`` (the paper's objective). Returns a bool ``[length]`` mask. Raises ValueError for t outside (0, 1]."""
     check_t(t)
     return jax.random.uniform(key, (length,)) < t
 
@@ -97,7 +98,7 @@ def fixed_count_mask(key, length: int, n_masked: int) -> jax.Array:
 
 
 def mirror_masks(key, t, length: int) -> tuple[jax.Array, jax.Array]:
-    """MIRROR's complementary pair (brief section 4): one shared ``U_i ~ U[0, 1]`` per token,
+    """MIRROR's complementary pair (Sec. 4.2): one shared ``U_i ~ U[0, 1]`` per token,
     mask 1 = ``{U < t}``, mask 2 = ``{U > 1 - t}`` (i.e. ``1 - U < t``). Both have rate t; disjoint for
     t <= 1/2, exact complements at t = 1/2, overlapping on ``{1 - t < U < t}`` above.
     Returns two bool ``[length]`` masks. Raises ValueError for t outside (0, 1]."""
@@ -131,7 +132,7 @@ def mdm_loss(token_logp, t, mask) -> jax.Array:
       mask: bool ``[..., L]``.
     Returns: ``[...]`` loss in nats per token.
     Raises: ValueError for t outside (0, 1] (concrete inputs).
-    Source: MDM NELBO (brief section 1; LLaDA's loss with P = L)."""
+    Source: MDM NELBO (the paper's objective; LLaDA's loss with P = L)."""
     check_t(t)
     length = token_logp.shape[-1]
     return -jnp.sum(jnp.where(mask, token_logp, 0.0), axis=-1) / (length * jnp.asarray(t))
@@ -139,7 +140,7 @@ def mdm_loss(token_logp, t, mask) -> jax.Array:
 
 def arm_loss(token_logp) -> jax.Array:
     """The autoregressive (teacher-forced) per-sample loss ``-(1/L) sum_i log p(x_i | x_<i)``:
-    ``[..., L]`` -> ``[...]``. A deterministic function of x0, hence A = B = 0 (brief section 2)."""
+    ``[..., L]`` -> ``[...]``. A deterministic function of x0, hence A = B = 0 (Sec. 3)."""
     return -jnp.mean(token_logp, axis=-1)
 
 
@@ -237,8 +238,8 @@ def oracle_token_logprobs(transition, initial, x0, mask, powers=None) -> jax.Arr
 
     By the Markov property a masked position i depends only on its nearest unmasked neighbours
     a < i < b: ``p(x_i = v | .) prop. [T^{i-a}]_{x_a, v} [T^{b-i}]_{v, x_b}``; with no left anchor the
-    left factor is the marginal ``initial T^i``, with no right anchor the right factor is 1 (brief
-    section 6).
+    left factor is the marginal ``initial T^i``, with no right anchor the right factor is 1 (the exact
+    posterior of a Markov chain).
 
     Args:
       transition ``[V, V]``, initial ``[V]``, x0 int ``[L]``, mask bool ``[L]``, powers: optional
@@ -289,7 +290,7 @@ def exact_mean_loss(token_logp_fn, x0, eps: float = 0.0) -> jax.Array:
     closed form (:func:`exact_mask_weights`).
 
     At eps = 0 this is the continuous-time NELBO, equal to ``-log p(x0) / L`` for the exact denoiser
-    (any-order autoregression; brief section 2, oracle corollary).
+    (any-order autoregression; Sec. 3, oracle corollary).
 
     Args: token_logp_fn(x0, mask) -> ``[L]`` log-probabilities; x0 int ``[L]`` (L <= 20); eps in [0, 1).
     Returns: scalar.
@@ -344,7 +345,7 @@ def nested_estimates(losses) -> dict[str, float]:
     points, n_t iid t-values per point, K iid masks per (point, t)), with jackknife SEs over points.
 
     ``A = mean s2_K``; ``B = mean_x s2_t(g_hat) - A / K``; ``C = s2_x(G_hat) - mean_x s2_t(g_hat) / n_t``
-    (brief section 7: the plug-in versions overstate B and C). Keys: ``A, B, C, total, A_se, B_se, C_se,
+    (the plug-in versions overstate B and C). Keys: ``A, B, C, total, A_se, B_se, C_se,
     total_se``, the plug-in ``naive_B, naive_C, naive_total, naive_total_se`` (for comparison) and
     ``n, n_t, n_masks``.
     Raises: ValueError: n < 3, n_t < 2, K < 2 or a non-finite loss.
@@ -357,10 +358,26 @@ def nested_estimates(losses) -> dict[str, float]:
         raise ValueError(f"need n >= 3 data points, n_t >= 2, n_masks >= 2; got {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{int(np.sum(~np.isfinite(x)))} non-finite losses")
+    return nested_estimates_from_stats(nested_stats(x), nt, k)
+
+
+def nested_stats(losses) -> np.ndarray:
+    """Per data point sufficient statistics of a nested sample ``losses [n, n_t, K]``: ``[n, 3]`` with
+    columns (mean within-(x0, t) mask variance, variance over t of the mask means, mean over t of the
+    mask means), all ddof 1. :func:`nested_estimates_from_stats` turns any subset of rows into A, B, C."""
+    x = np.asarray(losses, np.float64)
     g = x.mean(2)  # [n, nt]
-    a_x = x.var(2, ddof=1).mean(1)  # [n]
-    b_x = g.var(1, ddof=1)  # [n]
-    big = g.mean(1)  # [n]
+    return np.stack([x.var(2, ddof=1).mean(1), g.var(1, ddof=1), g.mean(1)], -1)
+
+
+def nested_estimates_from_stats(stats, n_t: int, n_masks: int) -> dict[str, float]:
+    """:func:`nested_estimates` from the per-point statistics ``stats [n, 3]`` of :func:`nested_stats`
+    (``n_t`` t-values and ``n_masks`` masks per point). Raises ValueError: n < 3 or non-finite stats."""
+    st = np.asarray(stats, np.float64)
+    if st.ndim != 2 or st.shape[1] != 3 or st.shape[0] < 3 or not np.all(np.isfinite(st)):
+        raise ValueError(f"stats must be [n >= 3, 3] and finite, got shape {st.shape}")
+    n, nt, k = st.shape[0], int(n_t), int(n_masks)
+    a_x, b_x, big = st[:, 0], st[:, 1], st[:, 2]
     a, bm = a_x.mean(), b_x.mean()
     d = big - big.mean()
     q = np.sum(d * d)
@@ -448,7 +465,7 @@ def nested_losses(loss_fn: LossFn, data, key, *, n_t: int, n_masks: int, eps: fl
 def decompose(loss_fn: LossFn, data, key, *, n_t: int, n_masks: int, eps: float = 1e-2,
               pairing: Pairing = "single", t_sampler: TSampler | None = None, mesh=None,
               chunk: int = 256) -> dict[str, float]:
-    """Unbiased nested Monte Carlo estimates of the decomposition ``Var(l) = A + B + C`` (brief section 2).
+    """Unbiased nested Monte Carlo estimates of the decomposition ``Var(l) = A + B + C`` (Sec. 3).
 
     ``A = E[Var(l | x0, t)]`` (masking-pattern noise), ``B = E_x0[Var_t E(l | x0, t)]`` (masking-rate
     noise), ``C = Var_x0 E(l | x0)`` (data noise), with x0 uniform over the rows of ``data``, t ~ U[eps, 1]
@@ -466,25 +483,29 @@ def decompose(loss_fn: LossFn, data, key, *, n_t: int, n_masks: int, eps: float 
       mesh: optional 1-D device mesh; the sequences are sharded over it.
     Returns:
       dict with ``A, B, C, total`` and their standard errors ``A_se, B_se, C_se, total_se`` (delete-one
-      jackknife over the sequences), the plug-in ``naive_B, naive_C``, and ``n, n_t, n_masks``.
+      jackknife over the sequences), the plug-in ``naive_B, naive_C``, ``n, n_t, n_masks``, and
+      ``stats [n, 3]``, the per-sequence statistics (:func:`nested_stats`) they are computed from.
     Raises:
       ValueError: eps not in (0, 1), ``n < 3``, ``n_t < 2``, ``n_masks < 2``, data not 2-D, an unknown
         pairing, or a non-finite loss.
     """
     check_eps(eps)
     check_int(n_t, "n_t", ge=2), check_int(n_masks, "n_masks", ge=2)
-    return nested_estimates(nested_losses(loss_fn, data, key, n_t=n_t, n_masks=n_masks, eps=eps,
-                                          pairing=pairing, t_sampler=t_sampler, mesh=mesh, chunk=chunk))
+    losses = nested_losses(loss_fn, data, key, n_t=n_t, n_masks=n_masks, eps=eps, pairing=pairing,
+                           t_sampler=t_sampler, mesh=mesh, chunk=chunk)
+    return {**nested_estimates(losses), "stats": nested_stats(losses)}
 
 
 def direct_variance(loss_fn: LossFn, data, key, *, eps: float = 1e-2, pairing: Pairing = "single",
                     t_sampler: TSampler | None = None, mesh=None) -> dict[str, float]:
     """The flat estimate of Var(l): one iid (t, mask) per row of ``data [n, L]``; returns ``var``,
-    ``var_se`` (jackknife), ``mean``, ``mean_se``. Raises ValueError as :func:`variance_with_se`."""
+    ``var_se`` (jackknife), ``mean``, ``mean_se`` and the draws ``losses [n]``. Raises ValueError as
+    :func:`variance_with_se`."""
     x = nested_losses(loss_fn, data, key, n_t=1, n_masks=1, eps=eps, pairing=pairing, t_sampler=t_sampler,
                       mesh=mesh)[:, 0, 0]
     var, se = variance_with_se(x)
-    return {"var": var, "var_se": se, "mean": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(x.size))}
+    return {"var": var, "var_se": se, "mean": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(x.size)),
+            "losses": x}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -498,7 +519,7 @@ def mirror_ratio_context_free(t) -> float:
     ``(2t - 1) / (2t)`` above; at most 1/2, exactly 0 at t = 1/2.
 
     Derivation: per token ``Cov(1[U < t], 1[U > 1 - t]) = -min(t, 1 - t)^2`` against ``Var = t (1 - t)``.
-    Source: brief section 4 (exact context-free case). Raises ValueError for t outside (0, 1]
+    Source: Sec. 4.2 (exact context-free case). Raises ValueError for t outside (0, 1]
     (at t = 1 the limit 1/2 is returned)."""
     t = check_real(t, "t", gt=0.0, le=1.0)
     return (1 - 2 * t) / (2 * (1 - t)) if t <= 0.5 else (2 * t - 1) / (2 * t)
@@ -516,13 +537,17 @@ def pair_stats(loss_fn: LossFn, data, key, t, *, n_masks: int, pairing: Pairing 
     """Within-sequence variance of one mask's loss and of the pair mean at fixed rates ``t``.
 
     For each rate (``t`` a scalar or a ``[n_rates]`` grid, each in (0, 1]) and each row of
-    ``data [n, L]`` draw ``n_masks`` pairs (l1, l2) by ``pairing``; per row compute the ddof-1 variances
+    ``data [n, L]`` draw ``n_masks`` pairs (l1, l2) by ``pairing`` (one of :data:`PAIRINGS`, or
+    ``"positive"``: the second mask reuses each token's U with probability :data:`POSITIVE_SHARE`, else an
+    independent one, a positively correlated pair whose context-free ratio is (1 + share) / 2, the case
+    just outside MIRROR's rho <= 0); per row compute the ddof-1 variances
     of l1 and l2, their covariance and the variance of (l1 + l2) / 2.
     Returns (floats for a scalar t, ``[n_rates]`` arrays for a grid): ``A_single`` (mean of the two
     one-mask variances), ``A_pair`` (pair-mean variance), ``cov``, ``ratio = A_pair / A_single``,
-    ``rho = cov / A_single``, and jackknife SEs over rows ``A_single_se, A_pair_se, ratio_se, rho_se``.
+    ``rho = cov / A_single``, and jackknife SEs over rows ``A_single_se, A_pair_se, ratio_se, rho_se``
+    (:func:`pair_summary`), and ``rows [n_rates, n, 3]``, the per-row values they are computed from.
     Raises: ValueError for a rate outside (0, 1], n < 3 or n_masks < 2.
-    Source: brief section 4 (Var(pair mean) = sigma^2 (1 + rho) / 2).
+    Source: Sec. 4.2 (Var(pair mean) = sigma^2 (1 + rho) / 2).
     """
     check_t(t)
     scalar = np.ndim(t) == 0
@@ -532,8 +557,8 @@ def pair_stats(loss_fn: LossFn, data, key, t, *, n_masks: int, pairing: Pairing 
     n, length = data.shape
     if n < 3:
         raise ValueError("pair_stats needs at least 3 sequences")
-    if pairing not in PAIRINGS:
-        raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
+    if pairing not in PAIRINGS + ("positive",):
+        raise ValueError(f"pairing must be one of {PAIRINGS + ('positive',)}, got {pairing!r}")
     per = jax.vmap(jax.vmap(jax.vmap(loss_fn, (None, None, 0)), (0, None, 0)), (None, 0, 0))
 
     @jax.jit
@@ -542,15 +567,35 @@ def pair_stats(loss_fn: LossFn, data, key, t, *, n_masks: int, pairing: Pairing 
         u = jax.random.uniform(k1, (ts.shape[0], xs.shape[0], n_masks, length))
         t4 = ts[:, None, None, None]
         m1 = u < t4
-        m2 = u > 1.0 - t4 if pairing == "mirror" else (
-            jax.random.uniform(k2, u.shape) < t4 if pairing == "multisample2" else m1)
+        if pairing == "positive":  # each token reuses its U with probability POSITIVE_SHARE
+            ka, kb = jax.random.split(k2)
+            u2 = jnp.where(jax.random.uniform(ka, u.shape) < POSITIVE_SHARE, u, jax.random.uniform(kb, u.shape))
+            m2 = u2 < t4
+        else:
+            m2 = u > 1.0 - t4 if pairing == "mirror" else (
+                jax.random.uniform(k2, u.shape) < t4 if pairing == "multisample2" else m1)
         return jnp.stack([per(xs, ts, m1), per(xs, ts, m2)], -1)  # [R, n, K, 2]
 
     ll = np.asarray(fn(jnp.asarray(data)), np.float64)
     d = ll - ll.mean(2, keepdims=True)
     v1, v2 = (d[..., 0] ** 2).sum(2) / (n_masks - 1), (d[..., 1] ** 2).sum(2) / (n_masks - 1)
     c = (d[..., 0] * d[..., 1]).sum(2) / (n_masks - 1)
-    vs, vp = 0.5 * (v1 + v2), ll.mean(3).var(2, ddof=1)  # [R, n]
+    rows = np.stack([0.5 * (v1 + v2), ll.mean(3).var(2, ddof=1), c], -1)  # [R, n, 3]
+    out = pair_summary(rows)
+    out["rows"] = rows
+    return {k: (float(v[0]) if scalar else np.asarray(v)) if k != "rows" else v for k, v in out.items()}
+
+
+def pair_summary(rows) -> dict[str, np.ndarray]:
+    """The pair statistics of :func:`pair_stats` from its per-row values ``rows [R, n, 3]`` (one-mask
+    variance, pair-mean variance, covariance of the two masks' losses; n >= 3 rows per rate): ``A_single,
+    A_pair, cov, ratio, rho`` and jackknife SEs over rows ``A_single_se, A_pair_se, ratio_se, rho_se``
+    (each ``[R]``). Any subset of rows gives the same estimates on fewer sequences."""
+    rows = np.asarray(rows, np.float64)
+    n = rows.shape[1]
+    if rows.ndim != 3 or rows.shape[2] != 3 or n < 3:
+        raise ValueError(f"rows must be [R, n >= 3, 3], got shape {rows.shape}")
+    vs, vp, c = rows[..., 0], rows[..., 1], rows[..., 2]
 
     def loo(v):
         return (v.sum(1, keepdims=True) - v) / (n - 1)
@@ -562,7 +607,7 @@ def pair_stats(loss_fn: LossFn, data, key, t, *, n_masks: int, pairing: Pairing 
     out.update(ratio=out["A_pair"] / out["A_single"], rho=out["cov"] / out["A_single"],
                A_single_se=jk(loo(vs)), A_pair_se=jk(loo(vp)), ratio_se=jk(loo(vp) / loo(vs)),
                rho_se=jk(loo(c) / loo(vs)))
-    return {k: float(v[0]) if scalar else np.asarray(v) for k, v in out.items()}
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -590,7 +635,7 @@ def t_bin_edges(eps: float, n_bins: int) -> np.ndarray:
 def binned_sampler(edges, probs) -> TSampler:
     """Importance sampler of a piecewise-constant density on the bins: bin j with probability
     ``probs[j]``, t uniform inside it; weight ``u / p(t)`` with ``u = 1 / (1 - eps)`` the U[eps, 1]
-    density and ``p(t) = probs[j] / width_j`` (unbiased for the U[eps, 1] mean: brief section 3).
+    density and ``p(t) = probs[j] / width_j`` (unbiased for the U[eps, 1] mean: Sec. 4.1).
     Raises ValueError for negative or non-finite probabilities, or a bin with zero probability."""
     e = np.asarray(edges, np.float64)
     pr = np.asarray(probs, np.float64)
@@ -610,8 +655,8 @@ def binned_sampler(edges, probs) -> TSampler:
 
 def pots_bin_probs(edges, m2) -> np.ndarray:
     """P-POTS on bins: ``probs_j prop. width_j sqrt(M2_j)`` with ``M2_j = E[l^2 | t in bin j]`` (the exact
-    optimum among piecewise-constant densities; the bin version of ``p* prop. sqrt(E[l^2 | t])``, brief
-    section 3). Raises ValueError for a negative or non-finite M2."""
+    optimum among piecewise-constant densities; the bin version of ``p* prop. sqrt(E[l^2 | t])``,
+    Sec. 4.1). Raises ValueError for a negative or non-finite M2."""
     m2 = np.asarray(m2, np.float64)
     if not np.all(np.isfinite(m2)) or np.any(m2 < 0):
         raise ValueError("m2 must be finite and non-negative")
@@ -622,7 +667,7 @@ def pots_bin_probs(edges, m2) -> np.ndarray:
 def binned_is_variance(edges, probs, m2, g) -> float:
     """Exact variance of the importance-weighted loss ``l u / p(t)`` under the piecewise-constant density
     ``probs``: ``sum_j u^2 width_j^2 M2_j / probs_j - mu^2`` with ``mu = sum_j u width_j g_j`` (the bin
-    form of ``int m2 / p - (int g)^2``, brief section 3)."""
+    form of ``int m2 / p - (int g)^2``, Sec. 4.1)."""
     e = np.asarray(edges, np.float64)
     w, u = np.diff(e), 1.0 / (e[-1] - e[0])
     pr = np.asarray(probs, np.float64) / np.sum(probs)
@@ -640,7 +685,8 @@ def binned_optimal_variance(edges, m2, g) -> float:
 def binned_moments(loss_fn: LossFn, data, key, edges, n_per_bin: int, mesh=None) -> dict[str, np.ndarray]:
     """Per-bin mean ``g_j``, second moment ``M2_j = E[l^2 | t in bin j]`` and variance of the loss with
     x0 drawn uniformly from the rows of ``data [n, L]``, t uniform in bin j and the forward mask;
-    ``n_per_bin`` iid draws per bin. Returns ``g, m2, var, g_se, m2_se`` (each ``[n_bins]``)."""
+    ``n_per_bin`` iid draws per bin. Returns ``g, m2, var, g_se, m2_se`` (each ``[n_bins]``,
+    :func:`binned_summary`) and the draws ``losses [n_bins, n_per_bin]``."""
     data = jnp.asarray(data)
     e = jnp.asarray(np.asarray(edges, np.float64))
     n_per_bin = check_int(n_per_bin, "n_per_bin", ge=2)
@@ -660,14 +706,22 @@ def binned_moments(loss_fn: LossFn, data, key, edges, n_per_bin: int, mesh=None)
         return jax.vmap(jax.vmap(loss_fn))(data[rows], t, u < t[..., None])
 
     ls = np.asarray(fn(), np.float64)
+    return {**binned_summary(ls), "losses": ls}
+
+
+def binned_summary(losses) -> dict[str, np.ndarray]:
+    """Per-bin ``g, m2, var, g_se, m2_se`` (each ``[n_bins]``) of the draws ``losses [n_bins, n]`` of
+    :func:`binned_moments` (n >= 2); any subset of the draws gives the same estimates on fewer."""
+    ls = np.asarray(losses, np.float64)
+    n = ls.shape[1]
     sq = ls**2
     return {"g": ls.mean(1), "m2": sq.mean(1), "var": ls.var(1, ddof=1),
-            "g_se": ls.std(1, ddof=1) / math.sqrt(n_per_bin), "m2_se": sq.std(1, ddof=1) / math.sqrt(n_per_bin)}
+            "g_se": ls.std(1, ddof=1) / math.sqrt(n), "m2_se": sq.std(1, ddof=1) / math.sqrt(n)}
 
 
 def pots_density(t_grid, m2) -> np.ndarray:
     """The continuous P-POTS density on a grid: ``p*(t) = sqrt(m2(t)) / int sqrt(m2)`` (trapezoid over
-    ``t_grid``, the support actually sampled). Source: brief section 3 (Cauchy-Schwarz optimum)."""
+    ``t_grid``, the support actually sampled). Source: Sec. 4.1 (Cauchy-Schwarz optimum)."""
     t = np.asarray(t_grid, np.float64)
     r = np.sqrt(np.asarray(m2, np.float64))
     return r / np.trapezoid(r, t)
@@ -675,7 +729,7 @@ def pots_density(t_grid, m2) -> np.ndarray:
 
 def epr_unnormalised(t, params) -> np.ndarray:
     """The paper's 7-parameter 'EPR' form ``sqrt(a t^r + b (1-t)^q + A^2 exp(2 kappa t^m))``;
-    ``params = (a, r, b, q, A, kappa, m)`` with a, b, A, kappa > 0, r, q >= 0, m > 1 (brief section 3)."""
+    ``params = (a, r, b, q, A, kappa, m)`` with a, b, A, kappa > 0, r, q >= 0, m > 1 (Sec. 4.1)."""
     a, r, b, q, amp, kappa, m = params
     t = np.asarray(t, np.float64)
     return np.sqrt(a * t**r + b * (1 - t) ** q + amp**2 * np.exp(2 * kappa * t**m))
@@ -689,7 +743,7 @@ def _epr_from_raw(z):
 def fit_epr(t_grid, p_hat, *, restarts: int = 8, seed: int = 0) -> tuple[tuple[float, ...], float]:
     """Fit the EPR form to a density estimate by minimising KL(p_hat || p_EPR), both normalised by
     trapezoid on ``t_grid``, with L-BFGS-B over a softplus parametrisation and ``restarts`` random starts
-    (the released code uses 20). Returns ``(params, kl)``. Source: brief section 3 [code]."""
+    (the released code uses 20). Returns ``(params, kl)``. Source: Sec. 4.1 [code]."""
     t = np.asarray(t_grid, np.float64)
     ph = np.asarray(p_hat, np.float64)
     ph = ph / np.trapezoid(ph, t)
@@ -729,7 +783,7 @@ def stratified_t(key, n: int, eps: float, n_strata: int | None = None) -> jax.Ar
     """StraTS: ``n`` rates on [eps, 1] from ``k`` equal-width strata (``k = floor(sqrt(n))`` by default, as
     the released code), each stratum getting ``n // k`` or one more uniform draws, then shuffled.
     Each t is marginally U[eps, 1] when k divides n. Raises ValueError for eps, n < 1 or k not in [1, n].
-    Source: brief section 5 (StraTS)."""
+    Source: Sec. 4.3 (StraTS)."""
     eps = check_eps(eps)
     n = check_int(n, "n", ge=1)
     k = math.isqrt(n) if n_strata is None else check_int(n_strata, "n_strata", ge=1, le=n)
@@ -740,9 +794,11 @@ def stratified_t(key, n: int, eps: float, n_strata: int | None = None) -> jax.Ar
 
 
 def batch_t_noise(loss_fn: LossFn, batch, key, *, n_rep: int, n_masks: int, eps: float,
-                  stratified: bool, n_strata: int | None = None) -> dict[str, float]:
+                  stratified: bool, n_strata: int | None = None, shared: bool = False) -> dict[str, float]:
     """Masking-rate noise of a batch-mean loss at a fixed batch ``[n, L]``: over ``n_rep`` replicates, draw
-    one t per sequence (iid U[eps, 1] or :func:`stratified_t`) and ``n_masks`` masks per (sequence, t).
+    one t per sequence (iid U[eps, 1] or :func:`stratified_t`; with ``shared``, one U[eps, 1] draw for the
+    whole batch: each t still marginally uniform, but positively dependent, the opposite of
+    stratification) and ``n_masks`` masks per (sequence, t).
     With ``M_r`` the replicate's batch mean of the per-sequence mask means and ``s2_ri`` the within-mask
     variances, ``B_batch = s2_r(M) - mean(s2) / (K n)`` estimates ``Var_t(mean_i g(x_i, t_i))`` without
     bias; ``n B_batch`` is on the scale of B. Returns ``B_batch, B_batch_se`` (jackknife over replicates)
@@ -755,7 +811,9 @@ def batch_t_noise(loss_fn: LossFn, batch, key, *, n_rep: int, n_masks: int, eps:
     @jax.jit
     def fn():
         kt, km = jax.random.split(key)
-        if stratified:
+        if shared:
+            t = jnp.broadcast_to(uniform_t(kt, (n_rep, 1), eps), (n_rep, n))
+        elif stratified:
             t = jax.vmap(lambda kk: stratified_t(kk, n, eps, n_strata))(jax.random.split(kt, n_rep))
         else:
             t = uniform_t(kt, (n_rep, n), eps)
@@ -782,7 +840,7 @@ class EMAState(NamedTuple):
 
 
 def ema_init(n_bins: int) -> EMAState:
-    """An empty bin-wise baseline with ``n_bins`` equal-width bins of t (brief section 5, EMA)."""
+    """An empty bin-wise baseline with ``n_bins`` equal-width bins of t (Sec. 4.3, EMA)."""
     n_bins = check_int(n_bins, "n_bins", ge=1)
     return EMAState(jnp.zeros(n_bins), jnp.zeros(n_bins, bool))
 
@@ -809,7 +867,7 @@ def ema_update(state: EMAState, t, loss, *, eps: float, rate: float) -> EMAState
 def ema_adjusted_loss(loss, t, state: EMAState, *, eps: float, coef=1.0) -> jax.Array:
     """The control-variate loss ``l - c_j * stop_gradient(b_j)`` for t in bin j (0 baseline for unseen
     bins). The baseline is detached, so the gradient is exactly that of ``l``; only the loss value's
-    variance changes (brief section 5 [code]). ``coef`` is c_j (a scalar or ``[m]``; 1 by default)."""
+    variance changes (Sec. 4.3 [code]). ``coef`` is c_j (a scalar or ``[m]``; 1 by default)."""
     j = ema_bin(t, eps, state.mean.shape[0])
     b = jax.lax.stop_gradient(jnp.where(state.seen, state.mean, 0.0) * coef)
     return loss - b[j]
