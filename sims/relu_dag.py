@@ -17,6 +17,7 @@ Seeds run through ``sims.runtime.map_seeds`` / ``mean_over_seeds`` (sharded over
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import jax
@@ -70,7 +71,7 @@ def component_init(key, d: int, l: int, n_pos, margin: float):
 def run_obstruction(p: ObstructionParams, ctx) -> dict:
     """Training curves of a d-l-1 ReLU network started in different components of ``H_G(c)``.
 
-    Source: Nurisso et al., frozen output signs (paper line 358, brief 2.7) and the component count of
+    Source: Nurisso et al., frozen output signs (paper line 358) and the component count of
     Theorem 1 (``2^l`` when every ``c_k < 0``), ``paper_configs/relu_dag_obstruction.yaml``. Data:
     :func:`breast_cancer` (``d = 31`` inputs with the bias), ``l = p.hidden``, logistic loss (BCE on
     logits). Each seed draws one Kaiming-normal in-weight matrix and starts from it in every component
@@ -152,15 +153,21 @@ class InitProbabilityParams:
     ds: tuple[int, ...] = param((2, 3, 4, 6, 8, 12, 16), ge=2, doc="input dimensions d")
     ls: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), ge=1, doc="hidden widths l")
     n_samples: int = param(4000, ge=2, le=runtime.MAX_SEEDS)
+    n_batches: int = param(16, ge=2, doc="disjoint batches of draws (the seed axis of the stored counts)")
+
+    def __post_init__(self):
+        if self.n_samples % self.n_batches:
+            raise ValueError(f"n_samples={self.n_samples} must be a multiple of n_batches={self.n_batches}")
 
 
 def run_init_probability(p: InitProbabilityParams, ctx) -> dict:
     """Probability that Kaiming-/Xavier-normal initialisation of a d-l-1 ReLU network lands in a
     disconnected ``H_G(c)`` (some ``c_k < 0``): closed form against Monte Carlo.
 
-    Source: Nurisso, Leroy, Vaccarino, NeurIPS 2024 (obstruction probability figure), brief 2.3,
-    ``paper_configs/relu_dag_init_probability.yaml``; formula ``R.disconnection_probability``, draws
-    ``R.disconnection_monte_carlo`` (``p.n_samples`` of them).
+    Source: Nurisso, Leroy, Vaccarino, NeurIPS 2024 (obstruction probability figure), the d-l-1 count of
+    Theorem 1, ``paper_configs/relu_dag_init_probability.yaml``; formula ``R.disconnection_probability``, draws
+    ``R.disconnection_monte_carlo`` (``p.n_samples`` of them, one seed each, counted in ``p.n_batches``
+    disjoint batches of consecutive seeds so that a claim can leave a batch out).
 
     Returns (axis 0 of the grids: init ``kaiming``, ``xavier``; ``n_d = len(p.ds)``, ``n_l = len(p.ls)``):
       ds [n_d]: input dimensions d.
@@ -170,18 +177,25 @@ def run_init_probability(p: InitProbabilityParams, ctx) -> dict:
       formula [2, n_d, n_l]: the closed-form probability ``1 - P(F_{d,1} >= s_out^2 / (d s_in^2))^l``.
       z [2, n_d, n_l]: ``(monte_carlo - formula) / sqrt(formula (1 - formula) / p.n_samples)`` (0 where
         that standard deviation is 0).
+      batch_disconnected [p.n_batches, 2, n_d, n_l]: draws with a disconnected ``H`` in each batch (int).
+      batch_draws [p.n_batches]: draws per batch (``p.n_samples / p.n_batches``).
 
     ``ctx.summary``: ``max_abs_z``, the largest ``|z|``.
     """
-    mean, se = runtime.mean_over_seeds(lambda k: R.disconnection_monte_carlo(k, p.ds, p.ls),
-                                       ctx.config.seed, p.n_samples, mesh=ctx.mesh)
+    draws = ctx.parts.get("draws", lambda: {"draws": runtime.map_seeds(
+        lambda k: R.disconnection_monte_carlo(k, p.ds, p.ls), ctx.config.seed, p.n_samples, mesh=ctx.mesh)})
+    draws = np.asarray(draws["draws"])                                 # [n_samples, 2, n_d, n_l] in {0, 1}
+    counts = draws.reshape((p.n_batches, -1) + draws.shape[1:]).sum(1).astype(np.int64)
+    mean = counts.sum(0) / p.n_samples
+    se = np.sqrt(mean * (1 - mean) / (p.n_samples - 1))               # sample sd / sqrt(n) of 0/1 draws
     formula = np.array([[[R.disconnection_probability(d, l, ini) for l in p.ls] for d in p.ds]
                         for ini in ("kaiming", "xavier")])
     sd = np.sqrt(formula * (1 - formula) / p.n_samples)
     z = np.where(sd > 0, (mean - formula) / np.maximum(sd, 1e-300), 0.0)
     ctx.summary["max_abs_z"] = float(np.max(np.abs(z)))
     return {"ds": np.array(p.ds), "ls": np.array(p.ls), "monte_carlo": mean, "stderr": se,
-            "formula": formula, "z": z}
+            "formula": formula, "z": z, "batch_disconnected": counts,
+            "batch_draws": np.full(p.n_batches, p.n_samples // p.n_batches)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -213,7 +227,7 @@ def run_pruning(p: PruningParams, ctx) -> dict:
     """Self-pruning: loss and number ``kappa`` of cut-off sub-networks along training, per regulariser.
 
     Source: Nurisso et al., self-pruning section and the theorem on singular points (rank
-    ``|V_hid| - kappa``), brief 2.6, ``paper_configs/relu_dag_pruning.yaml``. The 2-8-8-1 network on
+    ``|V_hid| - kappa``), ``paper_configs/relu_dag_pruning.yaml``. The 2-8-8-1 network on
     ``y = ReLU(x1 + x2) - ReLU(x1 - x2)`` (``R.pruning_problem``, ``p.n_data`` points), trained by
     ``R.make_trainer`` (half-MSE, lr ``p.lr``, strength ``p.lam``) for ``p.n_steps`` steps, saved every
     ``p.n_steps // p.n_save``; the final network is pruned (``R.prune``) and compared on 256 fresh inputs.
@@ -286,6 +300,13 @@ def run_pruning(p: PruningParams, ctx) -> dict:
 # ---------------------------------------------------------------------------------------------------
 
 
+# The law's checks beside the figure: (slope, loss) pairs of the homogeneity identity, (lr, weight decay)
+# pairs of the one-step GD identity, and step sizes of the momentum control.
+HOMOGENEITY_CASES = ((0.0, "mse"), (0.0, "bce"), (0.1, "softmax"), (0.1, "huber"))
+STEP_CASES = ((0.1, 0.0), (0.01, 0.0), (0.1, 0.3), (0.05, 1.0))
+MOMENTUM_LRS = (0.1, 0.01)
+
+
 @dataclass(frozen=True)
 class ConservationParams:
     etas: tuple[float, ...] = param((0.2, 0.1, 0.05, 0.02, 0.01), gt=0, doc="step sizes")
@@ -293,11 +314,29 @@ class ConservationParams:
     n_hidden: int = param(8, ge=1)
     n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)
     graph_seed: int = param(3, ge=0)
+    flow_h: float = param(5e-4, gt=0, doc="RK4 step of the fine gradient-flow run (and Adam's lr beside it)")
+    symbolic_seed: int = param(12, ge=0, doc="seed of the 3 small random DAGs of the symbolic check")
+
+
+def _symbolic_patterns(seed: int) -> tuple[int, int]:
+    """``(#activation patterns with B~(theta * grad L) = 0 symbolically, #patterns)`` over every activation
+    pattern of 3 random DAGs (2 inputs, 3 hidden nodes, 1 output, edge probability 0.5), MSE, symbolic
+    data (``R.symbolic_conservation``): the conservation law as an exact identity."""
+    rng = np.random.default_rng(seed)
+    n_sym, n_zero = 0, 0
+    for _ in range(3):
+        G = R.random_dag(rng, 2, 3, 1, 0.5)
+        hid = R.structure(G).hidden
+        for r in range(len(hid) + 1):
+            for act in itertools.combinations(hid, r):
+                n_sym += 1
+                n_zero += all(x == 0 for x in R.symbolic_conservation(G, set(act)))
+    return n_zero, n_sym
 
 
 def run_conservation(p: ConservationParams, ctx) -> dict:
     """Drift of the balance vector ``c = B~ theta^2`` against the step size for GD, RK4 gradient flow
-    and Adam over a fixed training time.
+    and Adam over a fixed training time, and the conservation law's identities per seed.
 
     Source: the conservation law ``<<theta, grad L>>_v = 0`` (Def. 1; Du, Hu & Lee 2018) of Nurisso et al.,
     ``paper_configs/relu_dag_conservation.yaml``. A random DAG (``R.random_dag`` with seed
@@ -306,13 +345,28 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
     steps of GD (step eta), RK4 on the gradient flow (step eta) and Adam (``optax.scale_by_adam``, lr eta).
     GD changes ``c`` by exactly ``eta^2 B~ g^2`` per step, RK4 only by its integration error, Adam by O(1).
 
-    Returns (``n_etas = len(p.etas)``):
+    Returns (``n_etas = len(p.etas)``, ``S = p.n_seeds``; every array with an ``S`` axis is per seed):
       etas [n_etas]: step sizes eta.
       methods [3]: method names, ``GD``, ``RK4 flow``, ``Adam`` (the first axis of ``drift``).
-      drift [3, n_etas, p.n_seeds]: ``max_t max_v |c_v(theta_t) - c_v(theta_0)|`` over the n steps.
-      gd_identity_err [n_etas, p.n_seeds]: GD's error in the exact identity ``c(theta_n) - c(theta_0) =
+      drift [3, n_etas, S]: ``max_t max_v |c_v(theta_t) - c_v(theta_0)|`` over the n steps.
+      gd_identity_err [n_etas, S]: GD's error in the exact identity ``c(theta_n) - c(theta_0) =
         sum_t eta^2 B~ g_t^2``, max over hidden nodes, relative to ``1 + max |c(theta_0)|`` (rounding only).
       horizon []: the training time T.
+      homogeneity_rel [2, 4, S]: ``max_v |B~(theta * g)|_v / (|B~| |theta * g|)_v`` at the seed's theta0 on
+        fresh Gaussian data, for the 4 (slope, loss) pairs of ``HOMOGENEITY_CASES``; row 0 (leaky) ReLU,
+        row 1 tanh hidden units (not positively homogeneous: the control).
+      fine_drift [2, S]: drift of ``c`` over ``[0, p.horizon]`` for RK4 gradient flow with step ``p.flow_h``
+        (row 0) and for Adam (``optax.adam``, lr ``p.flow_h``, the same number of steps; row 1). RK4's is
+        its integration error, only first order in the step where the trajectory crosses a ReLU kink.
+      flow_rate_rel [2, S]: the rate ``dc/dt = 2 B~(theta * theta')`` at every step of those two runs, max over
+        steps and nodes of ``|B~(theta * v)| / (|B~| |theta * v|)`` with ``v`` a velocity: each sample's gradient
+        for the flow (whose velocity is their sum; the law holds sample by sample), Adam's update for Adam.
+        0 up to rounding (a few eps times the fan of a node) where ``c`` is conserved.
+      step_identity_err [4, S]: one GD step with weight decay, ``|c(theta') - (1 - lr lam)^2 c(theta) -
+        lr^2 B~ g^2|`` max over nodes, relative to ``1 + max |c(theta)|``, for ``STEP_CASES``.
+      momentum_identity_err [2, S]: the same one-step identity with a heavy-ball update ``v = g + 0.9 m``
+        (``m``: the gradient at ``0.8 theta + 0.1``) in place of ``g``, lr in ``MOMENTUM_LRS`` (the control).
+      symbolic [2]: ``(#patterns with B~(theta * grad L) = 0 exactly, #patterns)`` (:func:`_symbolic_patterns`).
 
     ``ctx.summary``: ``gd_identity_max_err``, the largest ``gd_identity_err``.
     """
@@ -327,6 +381,7 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
     m = len(info.edges)
     n_max = max(max(1, int(round(p.horizon / eta))) for eta in p.etas)
     opt = optax.scale_by_adam()
+    B, absB = jnp.asarray(info.B, float), jnp.abs(jnp.asarray(info.B, float))
 
     def one(key, eta, n):
         # One compiled function for every step size: a scan of n_max steps, frozen after step n.
@@ -350,6 +405,57 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
         ident = jnp.max(jnp.abs(c_of(tg) - c0 - acc)) / (1 + jnp.max(jnp.abs(c0)))
         return {"drift": jnp.max(d, axis=0), "ident": ident}
 
+    n_fine = max(1, int(round(p.horizon / p.flow_h)))
+    adam = optax.adam(p.flow_h)
+
+    def law(key):
+        # The identities at the seed's theta0 (the same key as `one`), data drawn from a second key.
+        t0 = 0.7 * jax.random.normal(key, (m,))
+        kx2, ky2 = jax.random.split(jax.random.fold_in(key, 1))
+        X2, Y2 = jax.random.normal(kx2, (32, 3)), jax.random.normal(ky2, (32, 2))
+        targets = {"mse": Y2, "huber": Y2, "bce": (Y2 > 0).astype(float),
+                   "softmax": jax.nn.one_hot(jnp.argmax(Y2, 1), Y2.shape[1])}
+        rel = []
+        for act in (None, jnp.tanh):
+            row = []
+            for slope, name in HOMOGENEITY_CASES:
+                fa, la = R.forward_fn(G, slope, activation=act), R.loss_fn(name)
+                tg = t0 * jax.grad(lambda t, fa=fa, la=la, name=name: la(fa(t, X2), targets[name]))(t0)
+                row.append(jnp.max(jnp.abs(B @ tg) / (absB @ jnp.abs(tg) + 1e-300)))
+            rel.append(jnp.stack(row))
+        c0 = c_of(t0)
+
+        def rate(t, v):
+            # dc/dt = 2 B~(theta * theta') for the velocity theta' = v, relative to |B~| |theta * v|.
+            tv = t * v
+            return jnp.max(jnp.abs(B @ tv) / (absB @ jnp.abs(tv) + 1e-300))
+
+        def flow(t, _):
+            # The law holds per sample (the batch gradient's cancellation across samples would hide the
+            # rounding scale), so the flow's rate is judged on each sample's gradient.
+            r = jnp.max(jax.vmap(lambda x, y: rate(t, jax.grad(lambda u: lf(f(u, x[None]), y[None]))(t)))(X, Y))
+            t = R.rk4(lambda u: -grad(u), t, p.flow_h, 1)[-1]
+            return t, (jnp.max(jnp.abs(c_of(t) - c0)), r)
+
+        def adam_step(carry, _):
+            t, st = carry
+            u, st = adam.update(grad(t), st, t)
+            r = rate(t, u)
+            t = optax.apply_updates(t, u)
+            return (t, st), (jnp.max(jnp.abs(c_of(t) - c0)), r)
+
+        _, (d_flow, r_flow) = jax.lax.scan(flow, t0, None, length=n_fine)
+        _, (d_adam, r_adam) = jax.lax.scan(adam_step, (t0, adam.init(t0)), None, length=n_fine)
+        g = grad(t0)
+        scale = 1 + jnp.max(jnp.abs(c0))
+        step = jnp.stack([jnp.max(jnp.abs(c_of((1 - lr * lam) * t0 - lr * g) - (1 - lr * lam) ** 2 * c0
+                                          - lr**2 * c_of(g))) / scale for lr, lam in STEP_CASES])
+        v = g + 0.9 * grad(0.8 * t0 + 0.1)
+        mom = jnp.stack([jnp.max(jnp.abs(c_of(t0 - lr * v) - c0 - lr**2 * c_of(v))) / scale
+                         for lr in MOMENTUM_LRS])
+        return {"rel": jnp.stack(rel), "fine": jnp.stack([jnp.max(d_flow), jnp.max(d_adam)]), "step": step,
+                "mom": mom, "rate": jnp.stack([jnp.max(r_flow), jnp.max(r_adam)])}
+
     drift = np.zeros((3, len(p.etas), p.n_seeds))
     gd_identity = np.zeros((len(p.etas), p.n_seeds))
     for i, eta in enumerate(p.etas):
@@ -358,16 +464,28 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
             one, ctx.config.seed, p.n_seeds, jnp.asarray(eta), jnp.asarray(n), mesh=ctx.mesh))
         drift[:, i] = out["drift"].T
         gd_identity[i] = out["ident"]
+    checks = ctx.parts.get("law", lambda: runtime.map_seeds(law, ctx.config.seed, p.n_seeds, mesh=ctx.mesh))
     ctx.summary["gd_identity_max_err"] = float(gd_identity.max())
     return {"etas": np.array(p.etas), "methods": np.array(["GD", "RK4 flow", "Adam"]), "drift": drift,
-            "gd_identity_err": gd_identity, "horizon": np.array(p.horizon)}
+            "gd_identity_err": gd_identity, "horizon": np.array(p.horizon),
+            "homogeneity_rel": np.moveaxis(np.asarray(checks["rel"]), 0, -1),
+            "fine_drift": np.asarray(checks["fine"]).T, "flow_rate_rel": np.asarray(checks["rate"]).T,
+            "step_identity_err": np.asarray(checks["step"]).T,
+            "momentum_identity_err": np.asarray(checks["mom"]).T,
+            "symbolic": np.array(_symbolic_patterns(p.symbolic_seed))}
 
 
 EXPERIMENTS = {
-    "obstruction": cli.Experiment(ObstructionParams, run_obstruction),
-    "init_probability": cli.Experiment(InitProbabilityParams, run_init_probability),
-    "pruning": cli.Experiment(PruningParams, run_pruning),
-    "conservation": cli.Experiment(ConservationParams, run_conservation),
+    "obstruction": cli.Experiment(ObstructionParams, run_obstruction,
+                                  seed_axes={"loss": 1, "acc": 1, "flips": 1, "drift": 1}),
+    "init_probability": cli.Experiment(InitProbabilityParams, run_init_probability,
+                                       seed_axes={"batch_disconnected": 0, "batch_draws": 0}),
+    "pruning": cli.Experiment(PruningParams, run_pruning, seed_axes={
+        k: 1 for k in ("loss", "kappa", "zeros", "sv_ratio", "bit_equal", "theta_final", "kappa_tau",
+                       "pruned_tau", "loss_tau")}),
+    "conservation": cli.Experiment(ConservationParams, run_conservation, seed_axes={
+        "drift": 2, "gd_identity_err": 1, "homogeneity_rel": 2, "fine_drift": 1, "flow_rate_rel": 1,
+        "step_identity_err": 1, "momentum_identity_err": 1}),
 }
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ Submodules: :mod:`~theory.relu_dag.graphs` (structure, parameter vectors, graph 
 :mod:`~theory.relu_dag.balance` (conservation law, feasible points), :mod:`~theory.relu_dag.components`
 (forced edges, closure, LPs, paths), :mod:`~theory.relu_dag.singular` (Jacobian rank, singular points),
 :mod:`~theory.relu_dag.training` (forward passes, losses, regularisers, RK4, trainers) and
-:mod:`~theory.relu_dag.init` (the initialisation obstruction). Everything is re-exported here.
+:mod:`~theory.relu_dag.init` (the initialisation obstruction) and :mod:`~theory.relu_dag.checks`
+(independent counts and the wrong rules the claims' controls use), :mod:`~theory.relu_dag.sweeps`
+(random-DAG sweeps counting where a statement holds). Everything is re-exported here.
 """
 
 from theory.relu_dag.balance import (
@@ -44,6 +46,18 @@ from theory.relu_dag.balance import (
     chain_law_u,
     feasible_point,
     symbolic_conservation,
+)
+from theory.relu_dag.checks import (
+    bottleneck_edges,
+    chain_run,
+    errata_chain,
+    live_node_removed_equal,
+    lp_point,
+    min_rank_along,
+    no_bottleneck_dag,
+    orthant_classes,
+    per_node_forced_edges,
+    per_node_rank,
 )
 from theory.relu_dag.components import (
     MAX_BRUTEFORCE_HIDDEN,
@@ -96,6 +110,14 @@ from theory.relu_dag.singular import (
     singular_value_ratio,
     support_components,
 )
+from theory.relu_dag.sweeps import (
+    component_count_sweep,
+    connectivity_sweep,
+    cut_off_point,
+    dl1_count_agreement,
+    feasibility_sweep,
+    singular_sweep,
+)
 from theory.relu_dag.training import (
     REGULARISERS,
     forward_fn,
@@ -123,18 +145,26 @@ __all__ = [
     "_real",
     "balance",
     "balance_array",
+    "bottleneck_edges",
     "c_vector",
     "chain_graph",
     "chain_law_G",
     "chain_law_u",
+    "chain_run",
     "connect",
+    "component_count_sweep",
+    "connectivity_sweep",
     "count_components",
+    "cut_off_point",
     "disconnection_monte_carlo",
     "disconnection_probability",
+    "dl1_count_agreement",
     "dl1_graph",
     "dl1_theta",
     "edge_lp_minima",
+    "errata_chain",
     "exact_jacobian_rank",
+    "feasibility_sweep",
     "feasible_point",
     "forced_edge_certificates",
     "forced_edges",
@@ -148,9 +178,16 @@ __all__ = [
     "jacobian",
     "jacobian_rank",
     "layered_graph",
+    "live_node_removed_equal",
     "loss_fn",
+    "lp_point",
     "make_trainer",
+    "min_rank_along",
+    "no_bottleneck_dag",
     "numerical_rank",
+    "orthant_classes",
+    "per_node_forced_edges",
+    "per_node_rank",
     "prune",
     "pruning_problem",
     "random_dag",
@@ -159,6 +196,7 @@ __all__ = [
     "sample_disconnected",
     "sample_point",
     "singular_subnetworks",
+    "singular_sweep",
     "singular_value_ratio",
     "structure",
     "support_components",
