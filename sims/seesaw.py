@@ -48,7 +48,8 @@ class EquivalenceParams:
     n_phases: int = param(4, ge=1)
     sgd_eta0: float = param(0.5, gt=0)
     nsgd_eta0: float = param(0.05, gt=0)
-    n_seeds: int = param(256, ge=1, le=runtime.MAX_SEEDS)
+    n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the SGD members")
+    nsgd_n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the NSGD members")
     curve_points: int = param(200, ge=2)
 
 
@@ -71,9 +72,9 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
     ``(alpha, beta)`` runs ``p.n_phases`` phases of ``p.samples_per_phase`` samples each; phase k uses lr
     ``eta0 alpha^-k`` and nominal batch ``p.b0 beta^k`` (:func:`theory.seesaw.phase_schedule`; ``eta0`` is
     ``p.sgd_eta0`` or ``p.nsgd_eta0``). Curves come from the exact recursion
-    (:func:`theory.seesaw.expected_risk`); points are Monte Carlo SGD over ``p.n_seeds`` seeds at the
-    phase ends, for NSGD with the recursion's deterministic normalised step sizes
-    (:func:`_nsgd_effective_lrs`).
+    (:func:`theory.seesaw.expected_risk`); points are Monte Carlo SGD at the phase ends over ``p.n_seeds``
+    seeds (SGD members; ``seesaw.sgd_equivalence`` decides on them) and ``p.nsgd_n_seeds`` seeds (NSGD
+    members, with the recursion's deterministic normalised step sizes, :func:`_nsgd_effective_lrs`).
 
     Returns, for ``tag = f"{family}{i}"`` with family ``sgd`` (``i < len(SGD_MEMBERS)`` = 4) and ``nsgd``
     (``i < len(NSGD_MEMBERS)`` = 7), members in the order of ``SGD_MEMBERS`` / ``NSGD_MEMBERS``:
@@ -82,9 +83,12 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
         number of distinct steps in ``linspace(0, steps, p.curve_points)`` (first point 0, last the end).
       {tag}_risk [n_curve]: exact expected excess risk ``E[0.5 sum_j l_j (w - w*)_j^2]`` at those points.
       {tag}_mc_samples [p.n_phases]: samples consumed at the end of each phase (``k p.samples_per_phase``).
-      {tag}_mc_mean [p.n_phases]: Monte Carlo mean excess risk at the phase ends; NaN when the member's
-        batches are not integers (real-valued batches exist only in the recursion).
-      {tag}_mc_se [p.n_phases]: standard error of ``mc_mean`` over the seeds (NaN likewise).
+      {tag}_mc [n_mc, p.n_phases]: Monte Carlo excess risk of each seed at the phase ends (seed axis 0;
+        ``n_mc`` is ``p.n_seeds`` for SGD, ``p.nsgd_n_seeds`` for NSGD; seed i draws from
+        ``runtime.seed_key(seed, i)`` in every member of a family); NaN when the member's batches are not
+        integers (real-valued batches exist only in the recursion).
+      {tag}_mc_mean [p.n_phases]: mean of ``{tag}_mc`` over the seeds (NaN likewise).
+      {tag}_mc_se [p.n_phases]: its standard error, sample sd / sqrt(n_mc) (NaN likewise).
       {tag}_exact_at_mc [p.n_phases]: the exact expected excess risk at the phase ends.
       {tag}_steps []: total optimisation steps of the member's schedule.
       sgd_count [], nsgd_count []: the number of members of each family (4 and 7).
@@ -96,7 +100,8 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
     e0 = np.ones(p.d)
     out: dict[str, np.ndarray] = {}
     bar = runtime.progress(len(SGD_MEMBERS) + len(NSGD_MEMBERS), "equivalence", unit="schedule")
-    for family, members, eta0 in (("sgd", SGD_MEMBERS, p.sgd_eta0), ("nsgd", NSGD_MEMBERS, p.nsgd_eta0)):
+    for family, members, eta0, n_mc in (("sgd", SGD_MEMBERS, p.sgd_eta0, p.n_seeds),
+                                        ("nsgd", NSGD_MEMBERS, p.nsgd_eta0, p.nsgd_n_seeds)):
         for i, ab in enumerate(members):
             bar.update(1)
             lrs, bs = th.phase_schedule(eta0, p.b0, ab[0], ab[1], p.samples_per_phase, p.n_phases)
@@ -107,17 +112,19 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
             step_lrs = _nsgd_effective_lrs(eigs, e0**2, p, lrs, bs) if family == "nsgd" else lrs
             phase_end = np.searchsorted(samples, p.samples_per_phase * np.arange(1, p.n_phases + 1) - 1e-6)
 
-            def piece(lrs=step_lrs, bs=bs, phase_end=phase_end):
-                mean, se = runtime.mean_over_seeds(
+            def piece(lrs=step_lrs, bs=bs, phase_end=phase_end, n_mc=n_mc):
+                return {"mc": runtime.map_seeds(
                     lambda k: th.sgd_risk_path(k, jnp.asarray(eigs), jnp.asarray(e0), p.noise_var, lrs,
-                                               bs)[phase_end], ctx.config.seed, p.n_seeds, mesh=ctx.mesh)
-                return {"mean": mean, "se": se}
+                                               bs)[phase_end], ctx.config.seed, n_mc, mesh=ctx.mesh)}
 
             if np.all(bs == np.round(bs)):
-                mc = ctx.parts.get(f"{family}{i}", piece)
+                per_seed = np.asarray(ctx.parts.get(f"{family}{i}", piece)["mc"], np.float64)
+                mc = {"mean": per_seed.mean(axis=0), "se": per_seed.std(axis=0, ddof=1) / math.sqrt(n_mc)}
             else:  # real-valued batches (e.g. B0 * sqrt2^k) exist only in the recursion
+                per_seed = np.full((n_mc, phase_end.size), np.nan)
                 mc = {"mean": np.full(phase_end.shape, np.nan), "se": np.full(phase_end.shape, np.nan)}
             tag = f"{family}{i}"
+            out[f"{tag}_mc"] = per_seed
             out[f"{tag}_ab"] = np.asarray(ab)
             out[f"{tag}_samples"] = samples[idx]
             out[f"{tag}_risk"] = exact[idx]
@@ -455,35 +462,40 @@ def run_lm(p: LMParams, ctx: cli.Context) -> dict:
     ``p.n_chars`` characters of the Python standard library (:func:`stdlib_text`), the last ``p.val_frac``
     held out for validation; one :func:`train_lm` per (B0, schedule), each a resumable part.
 
-    Returns (``n_b0 = len(p.batch_sizes)``, ``n_sched = len(p.schedules)``):
+    Returns (``n_b0 = len(p.batch_sizes)``, ``n_sched = len(p.schedules)``, ``n_evals = p.n_evals``),
+    indexed ``[b, s]`` by ``batch_sizes[b]`` and ``schedules[s]`` (the arrays of :func:`train_lm`, stacked):
       batch_sizes [n_b0]: initial batch sizes B0 (sequences of ``p.seq_len`` tokens).
       schedules [n_sched]: schedule names (strings: cosine, seesaw, fixed_lr).
-      and, for every ``b0`` in ``p.batch_sizes`` and ``kind`` in ``p.schedules``, the arrays of
-      :func:`train_lm` under the prefix ``b{b0}_{kind}_``:
-      b{b0}_{kind}_tokens [n_evals + 1]: tokens consumed at each evaluation (0 first).
-      b{b0}_{kind}_steps [n_evals + 1]: optimisation step of each evaluation (0 first).
-      b{b0}_{kind}_val_loss [n_seeds, n_evals + 1]: validation cross-entropy (nats per character).
-      b{b0}_{kind}_noise_scale [n_seeds, 2]: gradient noise scale B_simple (sequences) after evaluation
-        ``n_evals // 2`` and at the end.
-      b{b0}_{kind}_total_steps []: optimisation steps of the schedule.
-      b{b0}_{kind}_batches [total_steps]: per-step batch (sequences).
+      tokens [n_b0, n_sched, n_evals + 1]: tokens consumed at each evaluation (0 first).
+      steps [n_b0, n_sched, n_evals + 1]: optimisation step of each evaluation (0 first).
+      val_loss [n_b0, n_sched, n_seeds, n_evals + 1]: validation cross-entropy (nats per character);
+        seed axis 2, seed i shares its initialisation and data keys across schedules (paired).
+      noise_scale [n_b0, n_sched, n_seeds, 2]: gradient noise scale B_simple (sequences) after evaluation
+        ``n_evals // 2`` and at the end; seed axis 2.
+      total_steps [n_b0, n_sched]: optimisation steps of each schedule.
+      b{b0}_{kind}_batches [total_steps]: per-step batch (sequences), one array per (B0, schedule).
 
-    ``ctx.summary``: ``noise_scale_cosine_mid_and_end_mean``, ``{B0: mean of b{B0}_cosine_noise_scale
-    over seeds and both measurements}`` (empty when ``cosine`` is not among ``p.schedules``).
+    ``ctx.summary``: ``noise_scale_cosine_mid_and_end_mean``, ``{B0: mean of the cosine run's
+    noise_scale over seeds and both measurements}`` (empty when ``cosine`` is not among ``p.schedules``).
     """
     text = stdlib_text(p.n_chars)
     cut = int(len(text) * (1 - p.val_frac))
     data = (jnp.asarray(text[:cut]), jnp.asarray(text[cut:]))
     out = {"batch_sizes": np.asarray(p.batch_sizes), "schedules": np.asarray(p.schedules)}
-    for b0 in p.batch_sizes:
-        for kind in p.schedules:
-            r = ctx.parts.get(f"b{b0}_{kind}",
-                              lambda b0=b0, kind=kind: train_lm(p, b0, kind, ctx.config.seed, ctx.mesh, data))
-            for k, v in r.items():
-                out[f"b{b0}_{kind}_{k}"] = v
-    ctx.summary["noise_scale_cosine_mid_and_end_mean"] = {
-        int(b0): float(np.mean(out[f"b{b0}_cosine_noise_scale"])) for b0 in p.batch_sizes
-        if "cosine" in p.schedules}
+    runs = [[ctx.parts.get(f"b{b0}_{kind}", lambda b0=b0, kind=kind: train_lm(p, b0, kind, ctx.config.seed,
+                                                                              ctx.mesh, data))
+             for kind in p.schedules] for b0 in p.batch_sizes]
+    for key in ("tokens", "steps", "val_loss", "noise_scale", "total_steps"):
+        out[key] = np.stack([np.stack([np.asarray(r[key]) for r in row]) for row in runs])
+    for b0, row in zip(p.batch_sizes, runs):
+        for kind, r in zip(p.schedules, row):
+            out[f"b{b0}_{kind}_batches"] = r["batches"]
+    if "cosine" in p.schedules:
+        c = list(p.schedules).index("cosine")
+        ctx.summary["noise_scale_cosine_mid_and_end_mean"] = {
+            int(b0): float(np.mean(out["noise_scale"][b, c])) for b, b0 in enumerate(p.batch_sizes)}
+    else:
+        ctx.summary["noise_scale_cosine_mid_and_end_mean"] = {}
     return out
 
 
@@ -621,10 +633,13 @@ def run_adam_line(p: AdamLineParams, ctx: cli.Context) -> dict:
 
 
 EXPERIMENTS = {
-    "equivalence": cli.Experiment(EquivalenceParams, run_equivalence),
-    "large_batch": cli.Experiment(LargeBatchParams, run_large_batch),
-    "lm": cli.Experiment(LMParams, run_lm),
-    "adam_line": cli.Experiment(AdamLineParams, run_adam_line),
+    "equivalence": cli.Experiment(EquivalenceParams, run_equivalence, seed_axes={
+        **{f"sgd{i}_mc": 0 for i in range(len(SGD_MEMBERS))},
+        **{f"nsgd{i}_mc": 0 for i in range(len(NSGD_MEMBERS))}}),
+    "large_batch": cli.Experiment(LargeBatchParams, run_large_batch),  # the exact recursion: no seeds
+    "lm": cli.Experiment(LMParams, run_lm, seed_axes={"val_loss": 2, "noise_scale": 2}),
+    "adam_line": cli.Experiment(AdamLineParams, run_adam_line,
+                                seed_axes={"val_loss": 1, "final_val_loss": 1, "noise_scale": 1}),
 }
 
 if __name__ == "__main__":

@@ -218,7 +218,7 @@ def test_non_finite_and_non_integer_inputs_are_refused(code, err, match):
 
 TOY = {
     "seesaw_equivalence": "experiment: equivalence\nquick:\n  d: 4\n  samples_per_phase: 64\n  n_phases: 2\n"
-                          "  n_seeds: 8\n  curve_points: 10\n",
+                          "  n_seeds: 8\n  nsgd_n_seeds: 8\n  curve_points: 10\n",
     "seesaw_large_batch": "experiment: large_batch\nquick:\n  d: 8\n  batch_sizes: [4, 16]\n"
                           "  total_samples: 4096\n",
     "seesaw_lm": "experiment: lm\nquick:\n  n_chars: 20000\n  seq_len: 16\n  d_model: 8\n  n_heads: 2\n"
@@ -241,7 +241,7 @@ def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
     arrays, meta = cli.run_config(cfg, "quick", outdir=tmp_path / "results")
     assert meta["name"] == name and meta["config_hash"] and meta["device_count"] >= 1 and meta["scale"] == "quick"
     # No NaN outside Monte Carlo (which is NaN by design for real-valued batches); a diverging member may be inf.
-    assert not [k for k, v in arrays.items() if v.dtype.kind == "f" and "mc_" not in k and np.isnan(v).any()]
+    assert not [k for k, v in arrays.items() if v.dtype.kind == "f" and "_mc" not in k and np.isnan(v).any()]
     again, meta2 = cli.run_config(cfg, "quick", outdir=tmp_path / "results", quiet=True)
     assert meta2["skipped"] and meta2["finished"] == meta["finished"]  # current: loaded, not recomputed
     assert sorted(again) == sorted(arrays)
