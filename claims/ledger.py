@@ -317,7 +317,11 @@ class Outcome:
 
     @property
     def as_expected(self) -> bool:
-        return self.evidence is not None and self.evidence.verdict == self.expected
+        """The verdict is the expected one; a fragile verdict (one that a seed left out changes) counts as
+        "inconclusive", so a claim registered as expected inconclusive for its fragility is as expected."""
+        if self.evidence is None:
+            return False
+        return self.evidence.verdict == self.expected or (self.fragile and self.expected == "inconclusive")
 
     @property
     def fragile(self) -> bool:

@@ -36,11 +36,22 @@ def _forgetting(acc: np.ndarray) -> np.ndarray:
     return (acc[..., j, j] - acc[..., LAST, j]).mean(axis=-1)
 
 
+def _log_snr_ratio(snr: np.ndarray) -> np.ndarray:
+    """``[..., 5, 5]`` SNR -> ``[...]`` mean over old tasks of log(SNR after the last session / SNR when
+    learned); an SNR of 0 (dead features) enters as 1e-6, as in the claim nc_forgetting.snr_replay."""
+    j = np.arange(LAST)
+    x = np.maximum(snr, 1e-6)
+    return np.log(x[..., LAST, j] / x[..., j, j]).mean(axis=-1)
+
+
 def plot_buffer_sweep(a: dict, meta: dict):
-    """Fig. 2: deep (probe) and shallow (head) forgetting against buffer size, per data set and setting."""
+    """Fig. 2: deep (probe) and shallow (head) forgetting against buffer size, per data set and setting;
+    with CIL among the settings, a last column of the old tasks' SNR, final over learned (Corollary 2)."""
     D, S = len(a["datasets"]), len(a["settings"])
     P = a["buffer_percents"]
-    fig, axes = plt.subplots(D, S, figsize=(4.2 * S, 3.4 * D), squeeze=False, sharey=True)
+    cil = list(a["settings"]).index("cil") if "cil" in list(a["settings"]) else None
+    fig, axes = plt.subplots(D, S + (cil is not None), figsize=(4.2 * (S + (cil is not None)), 3.4 * D),
+                             squeeze=False)
     for d in range(D):
         for s in range(S):
             ax = axes[d][s]
@@ -55,6 +66,15 @@ def plot_buffer_sweep(a: dict, meta: dict):
             ax.set_title(f"{a['datasets'][d]} / {a['settings'][s].upper()}", fontsize=9)
             if s == 0:
                 ax.set_ylabel("forgetting (old tasks, mean)")
+        if cil is not None:
+            ax = axes[d][S]
+            m, se = _mean_se(_log_snr_ratio(a["snr"][d, cil, 0]), axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o-", ms=3, lw=1.2, color="C2", capsize=2)
+            ax.axhline(np.log(0.5), color="0.6", lw=0.8, ls="--")
+            ax.text(P[-1], np.log(0.5), " halved", fontsize=7, va="bottom", ha="right", color="0.4")
+            _xaxis(ax, P)
+            ax.set_ylabel("log(SNR final / learned), old tasks")
+            ax.set_title(f"{a['datasets'][d]} / CIL: old-task SNR ({a['schedules'][0]})", fontsize=9)
     axes[0][0].legend(fontsize=7)
     c = meta["config"]
     how = "replay concatenated (solid)" + (f" or {c['replay_ratio']:g} of each batch (dashed)"

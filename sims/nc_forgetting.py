@@ -923,7 +923,9 @@ def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
     """Gaussian counterfactual heads (Fig. 6; the four of the authors' code, brief errata) and our
     corrected heads, after the last CIL task, against buffer size.
 
-    Arrays: ``datasets [D]``, ``buffer_percents [B]``, ``heads [H]`` (:data:`LDA_HEADS`);
+    Arrays: ``datasets [D]``, ``buffer_percents [B]``, ``heads [H]`` (:data:`LDA_HEADS`), ``seed_index [N]``
+    (each seed's index, on the seed axis: a claim that chooses on some seeds and judges on the others
+    keeps them apart when the ledger leaves a seed out);
     ``accuracy_old [D, B, N, H]`` test accuracy (over all 10 classes) on the old tasks' samples and
     ``accuracy_all [D, B, N, H]`` on every test sample. Heads: the network's; the probe (full training
     split); LDA from (buffer or population) means with (buffer or population) pooled covariance or the
@@ -936,14 +938,25 @@ def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
     Ledoit-Wolf covariance) and that run's own head ``calibration_network``. Equal memory throughout.
     """
     return {"buffer_percents": np.asarray(p.buffer_percents, np.float64), "heads": np.asarray(LDA_HEADS),
-            **per_dataset(p, ctx, "lda", _lda_dataset)}
+            "seed_index": np.arange(p.n_seeds), **per_dataset(p, ctx, "lda", _lda_dataset)}
 
+
+# The axis of every per-seed array (seed i of every run starts from the same initialisation), for the
+# ledger's leave-one-seed-out re-decisions.
+_SWEEP_SEEDS = {**dict.fromkeys(("head_acc", "probe_acc", "snr", "corrected_acc", "train_loss", "buffer_loss"), 4),
+                **dict.fromkeys(("joint_head_acc", "joint_probe_acc", "joint_loss"), 2)}
+_STATS_SEEDS = dict.fromkeys(
+    ("effective_rank_buffer", "effective_rank_heldout", "effective_rank_heldout_b", "within_rank_buffer",
+     "within_rank_heldout", "within_rank_heldout_b", "mean_norm_ratio", "mean_norm_ratio_heldout",
+     "mean_norm_ratio_heldout_b", "nc1_buffer", "nc1_heldout", "nc1_heldout_b", "compared_per_class",
+     "buffer_loss"), 2)
 
 EXPERIMENTS = {
-    "buffer_sweep": cli.Experiment(SweepParams, run_buffer_sweep),
-    "subspace": cli.Experiment(SubspaceParams, run_subspace),
-    "buffer_stats": cli.Experiment(BufferParams, run_buffer_stats),
-    "lda": cli.Experiment(BufferParams, run_lda),
+    "buffer_sweep": cli.Experiment(SweepParams, run_buffer_sweep, seed_axes=_SWEEP_SEEDS),
+    "subspace": cli.Experiment(SubspaceParams, run_subspace,
+                               seed_axes={"class_projection": 2, "ood_projection": 2}),
+    "buffer_stats": cli.Experiment(BufferParams, run_buffer_stats, seed_axes=_STATS_SEEDS),
+    "lda": cli.Experiment(BufferParams, run_lda, seed_axes={"accuracy_old": 2, "accuracy_all": 2, "seed_index": 0}),
 }
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""The neural-collapse forgetting claims decide on what they are given: synthetic figure results (no
-training) where the answer is known, through the one route (``ledger.figure_result``, monkeypatched)."""
+"""The neural-collapse forgetting claims decide on what they are given: fabricated figure results (no
+training) where the answer is known, handed to each registered check as :class:`ledger.Reads`. For every
+claim decided from data: a result where the statement holds gives "holds", one where it is violated
+"fails", and one sitting on the threshold "inconclusive"."""
 
 from __future__ import annotations
 
@@ -10,78 +12,115 @@ from claims import ledger
 from claims import nc_forgetting as C
 
 P = np.array([0.0, 1.0, 5.0, 20.0, 100.0])
+PB = np.array([1.0, 2.0, 5.0, 20.0, 100.0])  # buffer_stats and lda have no 0% run
 SETTINGS = np.array(["til", "cil", "dil"])
+DATASETS = np.array(["digits", "gaussian"])
+E = 0.01 * np.array([1.0, -1.0, 2.0, -2.0, 0.5, -0.5])  # per-seed noise with mean exactly 0 (sd 0.0145)
+N = E.size
+CONFIG = {"n_seeds": N, "widths": [8], "steps_per_task": 1, "lr": 0.1, "momentum": 0.0, "weight_decay": 1e-3,
+          "batch_size": 4, "probe_C": 10.0, "probe_standardize": True}
 
 
-def _sweep(gap_by_setting: dict, deep_by_setting: dict | None = None, n: int = 6, seed: int = 0) -> dict:
-    """A buffer_sweep result with F_shallow = deep + gap and F_deep = deep per (setting, buffer), plus
-    per-seed noise of 0.3 pp; every task is learned at accuracy 1."""
-    rng = np.random.default_rng(seed)
-    D, S, H, B = 2, len(SETTINGS), 1, P.size
-    head = np.full((D, S, H, B, n, 5, 5), np.nan)
-    probe = np.full_like(head, np.nan)
+def noise(k: int, n: int = N) -> np.ndarray:
+    """``[n]`` mean-zero per-seed noise, rolled by ``k`` so that two cases are not perfectly paired."""
+    return np.roll(np.resize(E, n), k)
+
+
+def decide(claim_id: str, arrays: dict, seed_axes: dict) -> ledger.Evidence:
+    c = ledger.REGISTRY[claim_id]
+    fr = ledger.FigureResult(arrays, {"config": CONFIG, "seed_axes": seed_axes})
+    return c.decide(ledger.Reads({c.reads[0]: fr}, claim_id=claim_id))
+
+
+# ---------------------------------------------------------------------------------------------------
+# buffer_sweep
+# ---------------------------------------------------------------------------------------------------
+
+SWEEP_AXES = {"head_acc": 4, "probe_acc": 4, "snr": 4, "joint_probe_acc": 2}
+
+
+def sweep(gap: dict, deep: dict | None = None, snr_log=(-2.3, -1.0, -0.7, -0.4, -0.1)) -> dict:
+    """A buffer_sweep result, every task learned at accuracy 1 and SNR 4: per setting and buffer,
+    F_deep = ``deep`` and F_shallow - F_deep = ``gap`` + per-seed noise; the CIL (and every) setting's old-task
+    log SNR ratio = ``snr_log`` + per-seed noise; joint training's probe at accuracy 1."""
+    D, S, B = DATASETS.size, SETTINGS.size, P.size
+    head = np.full((D, S, 1, B, N, 5, 5), np.nan)
+    probe, snr = np.full_like(head, np.nan), np.full_like(head, np.nan)
+    for i in range(5):
+        for j in range(i + 1):
+            head[..., i, j] = probe[..., i, j] = 1.0
+            snr[..., i, j] = 4.0
     for s, name in enumerate(SETTINGS):
-        g = np.asarray(gap_by_setting[name], float)  # [B]
-        dp = np.zeros(B) if deep_by_setting is None else np.asarray(deep_by_setting[name], float)
-        for i in range(5):
-            for j in range(i + 1):
-                head[:, s, :, :, :, i, j] = 1.0
-                probe[:, s, :, :, :, i, j] = 1.0
-        noise = 0.003 * rng.standard_normal((D, H, B, n, 4))
-        probe[:, s, :, :, :, 4, :4] = 1.0 - dp[None, None, :, None, None] + noise
-        head[:, s, :, :, :, 4, :4] = 1.0 - dp[None, None, :, None, None] - g[None, None, :, None, None] + noise
-    return {"datasets": np.array(["digits", "gaussian"]), "settings": SETTINGS, "schedules": np.array(["concat"]),
-            "buffer_percents": P, "head_acc": head, "probe_acc": probe}
+        for b in range(B):
+            dp = 0.0 if deep is None else deep[name][b]
+            probe[:, s, 0, b, :, 4, :4] = 1.0 - dp
+            head[:, s, 0, b, :, 4, :4] = 1.0 - dp - gap[name][b] - noise(b + s)[:, None]
+            snr[:, s, 0, b, :, 4, :4] = 4.0 * np.exp(snr_log[b] + noise(b)[:, None])
+    return {"datasets": DATASETS, "settings": SETTINGS, "schedules": np.array(["concat"]), "buffer_percents": P,
+            "head_acc": head, "probe_acc": probe, "snr": snr, "joint_probe_acc": np.ones((D, S, N, 5))}
 
 
-META = {"config": {"n_seeds": 6, "widths": [8], "steps_per_task": 1, "lr": 0.1, "momentum": 0.0,
-                   "weight_decay": 1e-3, "batch_size": 4, "probe_C": 10.0, "probe_standardize": True}}
-
-
-@pytest.fixture
-def serve(monkeypatch):
-    def use(arrays):
-        monkeypatch.setattr(ledger, "figure_result", lambda name, scale: (arrays, META))
-    return use
+GOOD = {"til": [0.05, 0.03, 0.02, 0.01, 0.0], "cil": [0.5, 0.6, 0.2, 0.05, 0.0], "dil": [0.3, 0.3, 0.1, 0.05, 0.0]}
 
 
 def test_forgetting_is_the_drop_from_learned_to_final():
-    a = _sweep({"til": [0.1] * 5, "cil": [0.4, 0.5, 0.2, 0.05, 0.0], "dil": [0.1] * 5},
-               {"til": [0.0] * 5, "cil": [0.3] * 5, "dil": [0.0] * 5})
+    a = sweep({"til": [0.1] * 5, "cil": [0.4, 0.5, 0.2, 0.05, 0.0], "dil": [0.1] * 5},
+              {"til": [0.0] * 5, "cil": [0.3] * 5, "dil": [0.0] * 5})
     fs, fd = C.forgetting(a, 0, 1, 0)
-    np.testing.assert_allclose(fd.mean(axis=1), 0.3, atol=0.01)
-    np.testing.assert_allclose(fs.mean(axis=1), 0.3 + np.array([0.4, 0.5, 0.2, 0.05, 0.0]), atol=0.01)
+    np.testing.assert_allclose(fd, 0.3)
+    np.testing.assert_allclose(fs.mean(axis=1), 0.3 + np.array([0.4, 0.5, 0.2, 0.05, 0.0]))
 
 
-def test_deep_le_shallow_holds_when_the_head_forgets_more(serve):
-    serve(_sweep({"til": [0.05, 0.03, 0.02, 0.01, 0.0], "cil": [0.5, 0.6, 0.2, 0.05, 0.0],
-                  "dil": [0.1, 0.1, 0.05, 0.01, 0.0]}))
-    ev = C._check_deep_le_shallow("quick")
-    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
+@pytest.mark.parametrize("til_at_5, verdict", [(0.0, "holds"), (-0.10, "fails"), (-C.DEEP_TOL, "inconclusive")])
+def test_deep_le_shallow(til_at_5, verdict):
+    """Holds when the head forgets at least as much as the probe everywhere; fails when the probe forgets 10 pp
+    more in one case; undecided when that case sits on the -2 pp tolerance."""
+    gap = {**GOOD, "til": [0.05, 0.03, til_at_5, 0.01, 0.0]}
+    ev = decide("nc_forgetting.deep_le_shallow", sweep(gap), SWEEP_AXES)
+    assert ev.verdict == verdict and ev.measured[verdict] == (len(ev.decisions) if verdict == "holds" else 2)
+    assert all(c.rejected for c in ev.controls)  # the head fails in CIL at 1%: the swapped inequality is refuted
 
 
-def test_deep_le_shallow_fails_when_the_probe_forgets_more_somewhere(serve):
-    # TIL at 5%: the features forget 10 pp more than the head (a re-fitted head would do worse)
-    serve(_sweep({"til": [0.05, 0.03, -0.10, 0.01, 0.0], "cil": [0.5, 0.6, 0.2, 0.05, 0.0],
-                  "dil": [0.1, 0.1, 0.05, 0.01, 0.0]}))
-    ev = C._check_deep_le_shallow("quick")
-    assert ev.verdict == "fails" and ev.measured["fails"] == 2  # one case per data set
-
-
-def test_deep_le_shallow_rejects_nothing_when_the_head_never_fails(serve):
-    """Without a head failure in CIL the reversed-inequality control is accepted: the claim cannot hold."""
-    serve(_sweep({"til": [0.0] * 5, "cil": [0.0] * 5, "dil": [0.0] * 5}))
-    ev = C._check_deep_le_shallow("quick")
+def test_deep_le_shallow_cannot_hold_when_the_head_never_fails():
+    """Without a head failure in CIL the swapped inequality is accepted: the test says nothing."""
+    ev = decide("nc_forgetting.deep_le_shallow", sweep({k: [0.0] * 5 for k in SETTINGS}), SWEEP_AXES)
     assert ev.verdict == "fails" and not any(c.rejected for c in ev.controls)
 
 
-def test_head_needs_big_buffer_fails_when_the_gap_never_closes(serve):
-    serve(_sweep({"til": [0.05, 0.03, 0.02, 0.01, 0.0], "cil": [0.5, 0.6, 0.2, 0.1, 0.1],
-                  "dil": [0.1, 0.1, 0.05, 0.03, 0.0]}))
-    assert C._check_head_needs_big_buffer("quick").verdict == "fails"
-    serve(_sweep({"til": [0.05, 0.03, 0.02, 0.01, 0.0], "cil": [0.5, 0.6, 0.2, 0.1, 0.0],
-                  "dil": [0.1, 0.1, 0.05, 0.03, 0.0]}))
-    assert C._check_head_needs_big_buffer("quick").verdict == "holds"
+@pytest.mark.parametrize("deep_at_1, gap_at_1, verdict", [(0.0, 0.4, "holds"), (0.3, 0.4, "fails"),
+                                                          (0.0, C.GAP_MUCH, "inconclusive")])
+def test_small_buffer_saves_features(deep_at_1, gap_at_1, verdict):
+    deep = {k: [0.3, deep_at_1, 0.0, 0.0, 0.0] for k in SETTINGS}  # no replay: 30 pp below joint training
+    gap = {k: [0.5, gap_at_1, 0.2, 0.05, 0.0] for k in SETTINGS}
+    ev = decide("nc_forgetting.small_buffer_saves_features", sweep(gap, deep), SWEEP_AXES)
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
+
+
+@pytest.mark.parametrize("cil, verdict", [([0.5, 0.6, 0.2, 0.05, 0.0], "holds"), ([0.5, 0.6, 0.2, 0.1, 0.1], "fails"),
+                                          ([0.5, C.GAP_LARGE, 0.2, 0.05, 0.0], "inconclusive")])
+def test_head_needs_big_buffer(cil, verdict):
+    """Fails when the CIL gap never closes; undecided when the gap at 1% sits on the 5 pp 'large' threshold."""
+    ev = decide("nc_forgetting.head_needs_big_buffer", sweep({**GOOD, "cil": cil}), SWEEP_AXES)
+    assert ev.verdict == verdict
+
+
+@pytest.mark.parametrize("snr_log, verdict", [((-2.3, -1.0, -0.7, -0.4, -0.1), "holds"),
+                                              ((-2.3, -2.6, -0.7, -0.4, -0.1), "fails"),
+                                              ((float(C.SNR_HALF), -0.3, -0.2, -0.1, 0.0), "inconclusive")])
+def test_snr_replay(snr_log, verdict):
+    """Holds when the SNR decays without replay and any buffer keeps it higher; fails when 1% ends below 0%;
+    undecided when the no-replay SNR ends at exactly half."""
+    ev = decide("nc_forgetting.snr_replay", sweep(GOOD, snr_log=snr_log), SWEEP_AXES)
+    assert ev.verdict == verdict
+    assert all(c.rejected for c in ev.controls)  # the largest buffer does not halve the SNR
+
+
+def test_snr_replay_is_stable_on_a_clear_effect():
+    c = ledger.REGISTRY["nc_forgetting.snr_replay"]
+    fr = ledger.FigureResult(sweep(GOOD), {"config": CONFIG, "seed_axes": SWEEP_AXES})
+    reads = ledger.Reads({c.reads[0]: fr}, claim_id=c.id)
+    st = ledger.stability(c, reads, c.decide(reads))
+    assert st["total"] == N and not st["fragile"]
 
 
 def test_log_snr_ratio_counts_dead_features_at_the_floor():
@@ -90,12 +129,146 @@ def test_log_snr_ratio_counts_dead_features_at_the_floor():
         for j in range(i + 1):
             snr[..., i, j] = 4.0 if i == j else 1.0
     snr[0, 1, 0, 0, :, 4, 0] = 0.0  # task 0's two classes collapsed onto one point
-    a = {"snr": snr}
-    lr = C.log_snr_ratio(a, 0, 1, 0)  # [B, N]
+    lr = C.log_snr_ratio({"snr": snr}, 0, 1, 0)  # [B, N]
     np.testing.assert_allclose(lr[1], np.log(0.25))
     np.testing.assert_allclose(lr[0], (np.log(C.SNR_FLOOR / 4) + 3 * np.log(0.25)) / 4)
 
 
-def test_isotropic_control_gives_no_identity_gap():
+# ---------------------------------------------------------------------------------------------------
+# subspace
+# ---------------------------------------------------------------------------------------------------
+
+
+def subspace(old_at_0: float, decay_error: float = 1e-9) -> dict:
+    """A subspace result: OOD groups project at 0.1, current classes at 1.1, old classes at 0.1 + delta
+    (+ per-seed noise) with delta = ``old_at_0`` without replay and 0.8 with 100% replay; the linear
+    model's decay error ``decay_error`` and its three controls' 6e-4, 5e-3, 4e-4."""
+    D, B, K, G = DATASETS.size, 2, 2, 3
+    cp = np.full((D, B, N, 5, K, 10), np.nan)
+    for s in range(5):
+        cp[..., s, :, 2 * s:2 * s + 2] = 1.1
+        for b, delta in enumerate((old_at_0, 0.8)):
+            cp[:, b, :, s, :, :2 * s] = 0.1 + delta + noise(b)[None, :, None, None]
+    return {"datasets": DATASETS, "buffer_percents": np.array([0.0, 100.0]), "class_projection": cp,
+            "ood_projection": np.full((D, B, N, 5, K, G), 0.1),
+            "linear_cases": np.array(["collapsed", "momentum", "two_layer", "not_collapsed"]),
+            "linear_decay_error": np.array([decay_error, 6e-4, 5e-3, 4e-4]),
+            "linear_perp": np.ones((4, 11, 3)), "upsilon": np.asarray(0.995)}
+
+
+@pytest.mark.parametrize("old_at_0, error, verdict", [(0.05, 1e-9, "holds"), (0.5, 1e-9, "fails"),
+                                                      (0.05, 1e-3, "fails"), (C.OOD_TOL, 1e-9, "inconclusive")])
+def test_subspace_decay(old_at_0, error, verdict):
+    ev = decide("nc_forgetting.subspace_decay", subspace(old_at_0, error),
+                {"class_projection": 2, "ood_projection": 2})
+    assert ev.verdict == verdict
+    assert all(c.rejected for c in ev.controls)  # controls of T1, current classes, 100% replay
+
+
+# ---------------------------------------------------------------------------------------------------
+# buffer_stats
+# ---------------------------------------------------------------------------------------------------
+
+STATS_AXES = dict.fromkeys(("within_rank_buffer", "within_rank_heldout", "mean_norm_ratio",
+                            "mean_norm_ratio_heldout", "nc1_buffer", "nc1_heldout", "nc1_heldout_b"), 2)
+
+
+def stats(log_rank_gap: float = 0.3, log_inflation: float = np.log(1.5), log_nc1_gap: float = 1.0,
+          log_control_gap: float = -1.0) -> dict:
+    """A buffer_stats result: log within-class rank held-out - buffer = ``log_rank_gap``; at buffers <= 5%
+    log mean-norm ratio = ``log_inflation`` (held-out: log 1.02), 0 above; log NC1 held-out - buffer =
+    ``log_nc1_gap`` and held-out - second held-out = ``log_control_gap`` (each + per-seed noise)."""
+    D, B = DATASETS.size, PB.size
+    base = np.ones((D, B, N))
+    ratio = np.where((PB <= 5)[None, :, None, None], log_inflation, 0.0) + noise(1)[None, None, :, None]
+    return {"datasets": DATASETS, "buffer_percents": PB,
+            "within_rank_heldout": 10 * base, "within_rank_buffer": 10 * np.exp(-log_rank_gap + noise(2)) * base,
+            "mean_norm_ratio": np.exp(ratio) * np.ones((D, B, N, 8)),
+            "mean_norm_ratio_heldout": np.full((D, B, N, 8), 1.02),
+            "nc1_heldout": base, "nc1_buffer": np.exp(-log_nc1_gap + noise(3)) * base,
+            "nc1_heldout_b": np.exp(-log_control_gap + noise(4)) * base}
+
+
+@pytest.mark.parametrize("kw, verdict", [({}, "holds"), ({"log_rank_gap": -0.3}, "fails"),
+                                         ({"log_inflation": C.NORM_INFLATED}, "inconclusive")])
+def test_buffer_artifacts(kw, verdict):
+    ev = decide("nc_forgetting.buffer_artifacts", stats(**kw), STATS_AXES)
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)  # 100%: no inflation
+
+
+@pytest.mark.parametrize("kw, verdict", [({}, "holds"), ({"log_nc1_gap": -1.0}, "fails"),
+                                         ({"log_nc1_gap": 0.0}, "inconclusive"),
+                                         ({"log_control_gap": 0.0}, "inconclusive")])
+def test_buffer_strong_collapse(kw, verdict):
+    """Holds only where a second held-out draw is refuted by the same test; with a null control (what the
+    simulation measures) the claim is undecided however strong the effect."""
+    assert decide("nc_forgetting.buffer_strong_collapse", stats(**kw), STATS_AXES).verdict == verdict
+
+
+# ---------------------------------------------------------------------------------------------------
+# lda
+# ---------------------------------------------------------------------------------------------------
+
+HEADS = ["network", "probe", "lda_buf_mu_buf_sigma", "lda_pop_mu_identity", "lda_pop_mu_pop_sigma",
+         "lda_buf_mu_identity", "uniform_prior", "transfer", "shrinkage", "calibration", "radial",
+         "calibration_network"]
+LDA_AXES = {"accuracy_old": 2, "accuracy_all": 2, "seed_index": 0}
+
+
+def lda(n: int = 12, **acc) -> dict:
+    """An lda result with ``n`` seeds: each head's accuracy (old and all) a constant plus per-seed noise;
+    ``acc`` overrides a head's accuracy, as a constant or ``[n]`` per seed (a head set to NaN cannot be
+    built). Defaults: network 0.5, uniform_prior 0.6, the authors' buffer LDA 0.55, shrinkage 0.7, transfer
+    0.55, calibration and radial NaN, pop-Sigma 0.9, pop-I 0.8, buf-I 0.78."""
+    level = {"network": 0.5, "probe": 0.9, "lda_buf_mu_buf_sigma": 0.55, "lda_pop_mu_identity": 0.8,
+             "lda_pop_mu_pop_sigma": 0.9, "lda_buf_mu_identity": 0.78, "uniform_prior": 0.6, "transfer": 0.55,
+             "shrinkage": 0.7, "calibration": np.nan, "radial": np.nan, "calibration_network": 0.5, **acc}
+    x = np.stack([np.broadcast_to(np.asarray(level[h], float), (n,)) + noise(k, n) for k, h in enumerate(HEADS)],
+                 axis=-1)  # [n, H]
+    a = np.broadcast_to(x, (DATASETS.size, PB.size, n, len(HEADS))).copy()
+    return {"datasets": DATASETS, "buffer_percents": PB, "heads": np.array(HEADS), "seed_index": np.arange(n),
+            "accuracy_old": a, "accuracy_all": a.copy()}
+
+
+@pytest.mark.parametrize("acc, verdict", [({}, "holds"), ({"lda_pop_mu_pop_sigma": 0.7}, "fails"),
+                                          ({"lda_pop_mu_pop_sigma": 0.8}, "inconclusive")])
+def test_lda_counterfactuals(acc, verdict):
+    """The isotropic control is drawn by the check itself (seed offset 0) and must be refuted."""
+    ev = decide("nc_forgetting.lda_counterfactuals", lda(**acc), LDA_AXES)
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
+
+
+def test_isotropic_control_refutes_sigma_beats_identity():
     gap = C.isotropic_identity_gap()
-    assert gap.shape == (5,) and abs(gap.mean()) < 0.02
+    assert gap.shape == (20,) and -0.02 < gap.mean() < 0
+    assert ledger.paired("iso", gap, 0.0, "above").decision == "fails"
+
+
+def _judged(value: float, chosen: float = 0.7, n: int = 12) -> np.ndarray:
+    """Shrinkage at ``chosen`` on the selection seeds and ``value`` on the judged ones."""
+    return np.where(np.arange(n) < C.SELECT_SEEDS, chosen, value)
+
+
+@pytest.mark.parametrize("shrink, verdict", [(0.7, "holds"), (0.4, "fails"), (0.6, "inconclusive")])
+def test_corrected_head_is_judged_on_other_seeds(shrink, verdict):
+    """Shrinkage is chosen on seeds 0..4 (it beats the other candidates there) and judged on the rest: better
+    than both heads there -> holds; worse than the network's head -> fails; equal to the uncorrected head ->
+    undecided."""
+    ev = decide("nc_forgetting.corrected_head", lda(shrinkage=_judged(shrink)), LDA_AXES)
+    assert ev.measured["correction chosen on the selection seeds"] == "shrinkage"
+    assert ev.seeds == {"chosen on": list(range(C.SELECT_SEEDS)), "judged on": list(range(C.SELECT_SEEDS, 12))}
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
+
+
+def test_corrected_head_choice_ignores_the_judged_seeds():
+    """Transfer is best on the judged seeds only: the choice (made on seeds 0..4) stays shrinkage."""
+    ev = decide("nc_forgetting.corrected_head", lda(transfer=_judged(0.95, chosen=0.55)), LDA_AXES)
+    assert ev.measured["correction chosen on the selection seeds"] == "shrinkage"
+
+
+def test_corrected_head_keeps_seeds_apart_with_a_seed_left_out():
+    c = ledger.REGISTRY["nc_forgetting.corrected_head"]
+    reads = ledger.Reads({c.reads[0]: ledger.FigureResult(lda(), {"config": CONFIG, "seed_axes": LDA_AXES})})
+    ev = c.decide(reads.without([0]))
+    assert ev.seeds == {"chosen on": [1, 2, 3, 4], "judged on": list(range(5, 12))}
+    assert not ledger.stability(c, reads, c.decide(reads))["fragile"]
