@@ -131,13 +131,25 @@ class Reads(Mapping):
         """The same reads with the seeds ``drop`` (indices) removed from every array the sidecars name in
         ``seed_axes`` (indices beyond an array's seed count are ignored). Nothing is recomputed."""
         drop = np.asarray(drop, int)
+        return self._drop(lambda n: drop[drop < n])
+
+    def without_fold(self, k: int, folds: int) -> "Reads":
+        """The same reads with fold ``k`` of ``folds`` left out, each result split over its own seed count
+        (``np.array_split`` of its seed indices), so results with different seed counts lose the same
+        share of their seeds."""
+        return self._drop(lambda n: np.array_split(np.arange(n), folds)[k])
+
+    def _drop(self, which) -> "Reads":
         out = {}
         for name, fr in self._results.items():
             axes = fr.meta.get("seed_axes") or {}
+            sizes = {np.shape(fr.arrays[k])[ax] for k, ax in axes.items() if k in fr.arrays}
             arrays = dict(fr.arrays)
             for k, ax in axes.items():
                 if k in arrays:
                     a = np.asarray(arrays[k])
+                    # one split per result (over its largest seed count), so its arrays stay aligned
+                    drop = which(max(sizes))
                     arrays[k] = np.delete(a, drop[drop < a.shape[ax]], axis=ax)
             out[name] = FigureResult(arrays, fr.meta)
         return Reads(out, self.scale, self.seed_offset, self.claim_id)
@@ -257,7 +269,8 @@ class Claim:
 
 def stability(c: Claim, reads: Reads, full: Evidence) -> dict[str, Any] | None:
     """Re-decide claim ``c`` with seeds left out of the arrays it read, without running anything again:
-    each seed once (up to :data:`STABILITY_MAX_LOO` seeds), else :data:`STABILITY_FOLDS` disjoint folds.
+    each seed once (up to :data:`STABILITY_MAX_LOO` seeds), else :data:`STABILITY_FOLDS` disjoint folds
+    (each result split over its own seed count).
 
     Returns ``None`` when no array it read has a seed axis (an exact or deterministic claim), else
     ``agree`` (re-decisions with the full verdict), ``total``, ``min_margin_se`` (the smallest
@@ -269,13 +282,13 @@ def stability(c: Claim, reads: Reads, full: Evidence) -> dict[str, Any] | None:
     n = reads.n_seeds()
     if n == 0:
         return None
-    folds = ([[i] for i in range(n)] if n <= STABILITY_MAX_LOO
-             else [f.tolist() for f in np.array_split(np.arange(n), STABILITY_FOLDS)])
+    loo = n <= STABILITY_MAX_LOO
+    folds = [[i] for i in range(n)] if loo else [f"fold {k + 1} of {STABILITY_FOLDS}" for k in range(STABILITY_FOLDS)]
     margins = full.margins()
     agree, changed = 0, []
-    for fold in folds:
+    for k, fold in enumerate(folds):
         try:
-            ev = c.decide(reads.without(fold))
+            ev = c.decide(reads.without(fold) if loo else reads.without_fold(k, STABILITY_FOLDS))
             v = ev.verdict
             margins += ev.margins()
         except Exception as e:  # noqa: BLE001 - a check that breaks without a seed is not stable

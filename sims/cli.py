@@ -101,13 +101,15 @@ def _theory_modules(path: Path) -> set[str]:
 
 
 def code_files(sim: str) -> list[Path]:
-    """Sources whose change invalidates a result: the sim module, the runtime, the shared data and
-    numerics, and every theory module or package the sim module imports (and that those import).
+    """Sources whose change invalidates a result: the sim module (every file of it when it is a package
+    ``sims/<sim>/``), the runtime, the shared data and numerics, and every theory module or package the
+    sim imports (and that those import).
     Claims and figures are not among them."""
     theory = REPO / "theory"
-    files = [REPO / "sims" / f"{sim}.py", REPO / "sims" / "runtime.py", REPO / "sims" / "data.py",
-             theory / "numerics.py"]
-    todo, seen = [REPO / "sims" / f"{sim}.py"], set()
+    package = REPO / "sims" / sim
+    own = sorted(package.rglob("*.py")) if package.is_dir() else [REPO / "sims" / f"{sim}.py"]
+    files = own + [REPO / "sims" / "runtime.py", REPO / "sims" / "data.py", theory / "numerics.py"]
+    todo, seen = list(own), set()
     while todo:
         for name in _theory_modules(todo.pop()) - seen:
             seen.add(name)

@@ -232,6 +232,13 @@ def test_stability_leaves_each_seed_out_and_flags_a_fragile_verdict():
     many = ledger.Reads({"toy_fig": _seeded(np.linspace(1, 2, 40))})
     st = ledger.stability(c, many, c.decide(many))
     assert st["total"] == 8 and st["design"] == "8 disjoint folds" and st["n_seeds"] == 40
+    # results with different seed counts each lose the same share of their seeds in a fold
+    two = ledger.Reads({"a": _seeded(np.arange(40.0)), "b": _seeded(np.arange(8.0))})
+    assert two.n_seeds() == 40
+    for k in range(8):
+        cut = two.without_fold(k, 8)
+        assert cut["a"].arrays["d"].size == 35 and cut["b"].arrays["d"].size == 7
+        assert k not in cut["b"].arrays["d"] and 5 * k not in cut["a"].arrays["d"]
     # nothing on a seed axis: not a randomised claim
     assert ledger.stability(c, ledger.Reads({"toy_fig": ledger.FigureResult({"d": np.ones(3)}, {})}),
                             full) is None

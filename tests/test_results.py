@@ -270,3 +270,17 @@ def test_atomic_write_refuses_to_replace_links_devices_and_folders(tmp_path, kin
     r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_counts",
                         "--json", str(path)], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert r.returncode == 2 and "not a regular file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_code_hash_covers_every_file_of_a_sim_package(tmp_path, monkeypatch):
+    (tmp_path / "sims" / "pkg").mkdir(parents=True)
+    (tmp_path / "theory").mkdir()
+    for f in ("runtime.py", "data.py"):
+        (tmp_path / "sims" / f).write_text("")
+    (tmp_path / "theory" / "numerics.py").write_text("")
+    (tmp_path / "theory" / "helper.py").write_text("")
+    (tmp_path / "sims" / "pkg" / "__init__.py").write_text("from sims.pkg.train import run\n")
+    (tmp_path / "sims" / "pkg" / "train.py").write_text("from theory import helper\n")
+    monkeypatch.setattr(cli, "REPO", tmp_path)
+    names = {p.relative_to(tmp_path).as_posix() for p in cli.code_files("pkg")}
+    assert {"sims/pkg/__init__.py", "sims/pkg/train.py", "theory/helper.py"} <= names
