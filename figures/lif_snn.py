@@ -97,17 +97,17 @@ def plot_spectrum(a: dict, meta: dict):
     widths, depths = a["widths"].tolist(), a["depths"].tolist()
     fig, axes = plt.subplots(1, len(widths), figsize=(5 * len(widths), 4.2), squeeze=False)
     cmap = plt.get_cmap("plasma")
-    for ax, n in zip(axes[0], widths):
+    for i, (ax, n) in enumerate(zip(axes[0], widths)):
         k = np.arange(n + 1)
-        w = a[f"n{n}_weights"]
+        w = a["weights"][i, ..., : n + 1]
         for j, L in enumerate(depths):
             m, s = w[:, j].mean(0), _se(w[:, j])
             ax.errorbar(k, np.maximum(m, 1e-6), yerr=s, fmt="o-", ms=3, lw=1.2, capsize=2,
                         color=cmap(j / max(1, len(depths))),
-                        label=f"sLIF L={L} (ENS {a[f'n{n}_ns'][:, j].mean():.3f})")
-        ax.plot(k, a[f"n{n}_random_expected"], "k--", lw=1.2,
-                label=f"random function (ENS {a[f'n{n}_random_ns'].mean():.3f})")
-        ax.plot(k, np.maximum(a[f"n{n}_neuron_expected"], 1e-6), ":", color="0.45", lw=1.2,
+                        label=f"sLIF L={L} (ENS {a['ns'][i, :, j].mean():.3f})")
+        ax.plot(k, a["random_expected"][i, : n + 1], "k--", lw=1.2,
+                label=f"random function (ENS {a['random_ns'][i].mean():.3f})")
+        ax.plot(k, np.maximum(a["neuron_expected"][i, : n + 1], 1e-6), ":", color="0.45", lw=1.2,
                 label="one neuron, t = 1 (exact)")
         ax.axvline(np.sqrt(n), color="0.6", lw=0.8)
         ax.text(np.sqrt(n), 0.6, " 1/ν = √n", fontsize=7, color="0.4")
@@ -130,6 +130,7 @@ def plot_training(a: dict, meta: dict):
     c = meta["config"]
     nus = a["nus"]
     tasks = [t for t in ("digits2", "digits10", "parity") if t in c["tasks"]]
+    case = {str(name): j for j, name in enumerate(a["cases"])}
     fig, axes = plt.subplots(2, len(tasks), figsize=(5 * len(tasks), 7.5), squeeze=False, sharex=True)
     colors = {"slif": "C0", "lif": "C3"}
     titles = {"digits2": f"digits {c['digit_pair'][0]} vs {c['digit_pair'][1]} (n = 64)",
@@ -140,10 +141,10 @@ def plot_training(a: dict, meta: dict):
         for row, (key, where) in enumerate((("ns", "x uniform"), ("data_ns", "x = held-out input"))):
             ax = axes[row][col]
             for kind in kinds:
-                pre = f"{task}_{kind}"
-                acc = float(np.mean(a[f"{pre}_test_acc"]))
+                j = case[f"{task}_{kind}"]
+                acc = float(np.mean(a["test_acc"][:, j]))
                 for when, ls in (("before", "--"), ("after", "-")):
-                    v = a[f"{pre}_{key}_{when}"]
+                    v = a[f"{key}_{when}"][:, j]
                     ax.errorbar(nus, v.mean(0), yerr=_se(v), fmt="o" + ls, ms=3, capsize=2, color=colors[kind],
                                 label=f"{kind} {when}" + (f" (test acc {acc:.2f})" if when == "after" else ""))
             if task == "parity":

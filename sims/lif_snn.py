@@ -5,10 +5,11 @@ Experiments (``paper_configs/lif_snn_*.yaml``; the figure name is the config nam
 
 - ``single_neuron``: the paper's Figure 1. ENS at ``nu = nu_scale / sqrt(n)`` of one random neuron
   against ``n``, for every step ``t = 1..T``, sIF (sign spikes) and IF (Heaviside spikes, {0, 1} input):
-  the exact curves (``beta = 1``) and sharded Monte Carlo over the exact joint law of the two currents.
+  the exact curves (``beta = 1``) and sharded Monte Carlo over the exact joint law of the two currents
+  (kept per seed), plus the full-vector draws that check that t = 1 law (:func:`law_check`).
 - ``depth``: Figure 2. ENS of random L-layer binary classifiers against width, depth and T (sIF and IF),
-  sharded Monte Carlo over networks; every depth and every T comes from the same networks and inputs
-  (common random numbers).
+  sharded Monte Carlo over networks (kept per network); every depth and every T comes from the same
+  networks and inputs (common random numbers).
 - ``spectrum``: expected level weights of random sLIF classifiers by full Walsh–Hadamard transforms at
   small n, per depth, against sampled uniformly random functions.
 - ``training``: Figure 3. Noise sensitivity against ``nu`` before and after surrogate-gradient training on
@@ -173,11 +174,60 @@ class SingleNeuronParams:
     kinds: tuple[KindName, ...] = param(("slif", "lif"))
     n_seeds: int = param(64, ge=2, le=runtime.MAX_SEEDS)
     samples_per_seed: int = param(4096, ge=1)
+    law_n: int = param(100, ge=2, doc="width of the full-vector check of the t = 1 law at fixed distance")
+    law_distances: tuple[int, ...] = param((1, 10, 30), ge=1, doc="Hamming distances d of that check")
+    law_nu: float = param(0.1, gt=0, le=1, doc="per-bit flip rate of the mixture check")
+    law_mixture_widths: tuple[int, ...] = param((100, 30), ge=2, doc="widths of the mixture check")
+    law_samples_per_seed: int = param(8192, ge=1, doc="full-vector simulations per seed and case")
+    law_level_widths: tuple[int, ...] = param((10, 10, 12), ge=2, le=16, doc="n of the level-weight check")
+    law_level_thetas: tuple[float, ...] = param((0.0, 0.5, 0.5), ge=0, doc="theta of the level-weight check")
+    law_neurons_per_seed: int = param(32, ge=1, doc="random neurons transformed per seed and case")
 
     def __post_init__(self):
         _check_kinds(self.kinds)
         if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths):
             raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width")
+        if any(d > self.law_n for d in self.law_distances):
+            raise ValueError(f"law_distances must be <= law_n = {self.law_n}, got {self.law_distances}")
+        if len(self.law_level_widths) != len(self.law_level_thetas):
+            raise ValueError("law_level_widths and law_level_thetas must have the same length")
+
+
+def law_check(p: SingleNeuronParams, seed: int, mesh) -> dict:
+    """Full-vector simulations of one sLIF neuron at t = 1 and full transforms of random neurons, the raw
+    draws of the claim ``lif_snn.single_neuron_exact`` (the exact law that :func:`drive_pairs` samples).
+
+    Uses the experiment's ``p.n_seeds`` seeds, so that every seed axis of the result has one length.
+
+    Returns (``S = p.n_seeds``, ``C = len(p.law_level_widths)``):
+      law_fixed_per_seed [S, len(law_distances)]: flip share per seed at width ``law_n``, exactly ``d``
+        bits flipped (:func:`full_vector_flip_rate`, ``law_samples_per_seed`` simulations per seed).
+      law_mixture_per_seed [S, len(law_mixture_widths)]: the same with each bit flipped w.p. ``law_nu``.
+      law_levels [C, S, max(law_level_widths) + 1]: level weights of ``sign(w.x - theta)``
+        (``w ~ N(0, I/n)``, full Walsh–Hadamard transform; zero beyond level ``n``), averaged over the
+        ``p.law_neurons_per_seed`` neurons of each seed.
+    """
+    chunk = 8  # seeds per call: 8 x 8192 x 100 x 3 float64 uniforms ~ 160 MB
+
+    def rates(salt, n, **kw):
+        fn = lambda k: full_vector_flip_rate(jax.random.fold_in(k, salt), n, theta=p.theta,
+                                             m=p.law_samples_per_seed, **kw)
+        return network_sweep(fn, seed, p.n_seeds, chunk, mesh)
+
+    fixed = np.stack([rates(100 + d, p.law_n, d=d) for d in p.law_distances], axis=1)
+    mixture = np.stack([rates(200 + n, n, nu=p.law_nu) for n in p.law_mixture_widths], axis=1)
+    k_max = max(p.law_level_widths) + 1
+    m = p.law_neurons_per_seed
+    levels = np.zeros((len(p.law_level_widths), p.n_seeds, k_max))
+    for c, (n, theta) in enumerate(zip(p.law_level_widths, p.law_level_thetas)):
+        pts = boolean.cube(n).astype(np.float64).T
+        for s0 in range(p.n_seeds):
+            w = np.asarray(jax.random.normal(jax.random.fold_in(runtime.seed_key(seed, s0), 300 + c), (m, n),
+                                             jnp.float64))
+            tables = np.where((w / math.sqrt(n)) @ pts > theta, 1.0, -1.0)
+            levels[c, s0, : n + 1] = boolean.level_weights(tables).mean(axis=0)
+    return {"law_fixed_per_seed": fixed.astype(np.float64), "law_mixture_per_seed": mixture.astype(np.float64),
+            "law_levels": levels}
 
 
 def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
@@ -185,19 +235,21 @@ def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
 
     Source: Araya et al., Theorem 1 and Figure 1; ``paper_configs/lif_snn_single_neuron.yaml``. Monte
     Carlo: ``p.n_seeds`` seeds (sharded) of ``p.samples_per_seed`` pairs each, the currents drawn from
-    their exact joint law (:func:`drive_pairs`; the claim ``lif_snn.single_neuron_exact`` checks that law
-    against full-vector simulation), the neuron run by ``theory.lif_snn.static_neuron_spikes``.
+    their exact joint law (:func:`drive_pairs`; :func:`law_check` checks that law against full-vector
+    simulation), the neuron run by ``theory.lif_snn.static_neuron_spikes``.
 
-    Returns (``W = len(p.widths)``):
-      widths [W] int, nus [W], steps [T] (1..T).
+    Returns (``W = len(p.widths)``, ``K = len(p.kinds)``, ``S = p.n_seeds``):
+      widths [W] int, nus [W], steps [T] (1..T), kinds [K] (str).
       slif_exact [W, T]: exact sIF flip probability per step (:func:`theory.lif_snn.static_flip_probabilities`;
         NaN unless ``beta = 1``).
       slif_plugin_t1 [W]: the t = 1 plug-in (rho = 1 - 2 nu) large-n limit; lif_plugin_t1 [W]: its IF
         analogue (:func:`theory.lif_snn.if_plugin_flip_probability`).
       small_noise_constants [T]: lim P_t / sqrt(nu) of the sIF neuron (NaN unless beta = 1).
-      {kind}_mc_mean [W, T], {kind}_mc_se [W, T]: Monte Carlo flip share and its standard error over
-        seeds, for each kind in ``p.kinds``.
+      mc_per_seed [S, K, W, T]: Monte Carlo flip share of each seed (the seed axis is 0).
+      {kind}_mc_mean [W, T], {kind}_mc_se [W, T]: its mean and standard error over seeds, per kind.
       mc_pairs []: pairs per width and kind (``n_seeds * samples_per_seed``).
+      law_*: the arrays of :func:`law_check` (law_distances, law_mixture_widths, law_level_widths,
+        law_level_thetas echo the config).
     ``ctx.summary``: ``max_abs_z_slif_mc_vs_exact``.
     """
     widths = np.asarray(p.widths, np.int64)
@@ -206,29 +258,35 @@ def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
     tables = [neuron_tables(int(n), float(v), size) for n, v in zip(widths, nus)]
     words = -(-int(max(t["d_hi"] for t in tables)) // 32)
     exact_ok = p.beta == 1.0
-    out = {"widths": widths, "nus": nus, "steps": np.arange(1, p.T + 1),
+    out = {"widths": widths, "nus": nus, "steps": np.arange(1, p.T + 1), "kinds": np.asarray(p.kinds),
            "slif_plugin_t1": np.asarray([th.plugin_flip_probability(p.theta, v) for v in nus]),
            "lif_plugin_t1": np.asarray([th.if_plugin_flip_probability(p.theta, v) for v in nus]),
            "small_noise_constants": th.small_noise_constants(p.theta, p.T) if exact_ok else np.full(p.T, np.nan),
            "slif_exact": np.stack([th.static_flip_probabilities(int(n), p.theta, float(v), p.T) if exact_ok
                                    else np.full(p.T, np.nan) for n, v in zip(widths, nus)]),
            "mc_pairs": np.asarray(p.n_seeds * p.samples_per_seed)}
-    bar = runtime.progress(len(p.kinds) * widths.size, "single_neuron", unit="width")
+    bar = runtime.progress(len(p.kinds) * widths.size + 1, "single_neuron", unit="width")
+    per_kind = []
     for kind in p.kinds:
-        means, ses = [], []
+        per_width = []
         for i, n in enumerate(widths):
             def piece(i=i, kind=kind):
                 fn = lambda key, tab, stream: neuron_flip_rate(
                     jax.random.fold_in(key, stream), tab, m=p.samples_per_seed, kind=kind, words=words,
                     theta=p.theta, beta=p.beta, T=p.T)
-                mean, se = runtime.mean_over_seeds(fn, ctx.config.seed, p.n_seeds, tables[i],
-                                                   1000 * th.KINDS.index(kind) + i, mesh=ctx.mesh)
-                return {"mean": mean, "se": se}
-            r = ctx.parts.get(f"{kind}_n{n}", piece)
-            means.append(r["mean"])
-            ses.append(r["se"])
+                return {"per_seed": runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, tables[i],
+                                                      1000 * th.KINDS.index(kind) + i, mesh=ctx.mesh)}
+            per_width.append(np.asarray(ctx.parts.get(f"{kind}_n{n}", piece)["per_seed"], np.float64))
             bar.update(1)
-        out[f"{kind}_mc_mean"], out[f"{kind}_mc_se"] = np.stack(means), np.stack(ses)
+        per = np.stack(per_width, axis=1)  # [S, W, T]
+        per_kind.append(per)
+        out[f"{kind}_mc_mean"] = per.mean(axis=0)
+        out[f"{kind}_mc_se"] = per.std(axis=0, ddof=1) / math.sqrt(p.n_seeds)
+    out["mc_per_seed"] = np.stack(per_kind, axis=1)
+    out.update(ctx.parts.get("law", lambda: law_check(p, ctx.config.seed, ctx.mesh)))
+    out.update(law_distances=np.asarray(p.law_distances), law_mixture_widths=np.asarray(p.law_mixture_widths),
+               law_level_widths=np.asarray(p.law_level_widths), law_level_thetas=np.asarray(p.law_level_thetas))
+    bar.update(1)
     bar.close()
     if exact_ok and "slif" in p.kinds:
         z = (out["slif_mc_mean"] - out["slif_exact"]) / out["slif_mc_se"]
@@ -330,7 +388,8 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
 
     Returns (``W = len(p.widths)``, ``N = p.n_networks``, ``D = p.max_depth``):
       widths [W], nus [W], depths [D] (1..D), steps [T] (1..T).
-      {kind}_per_network [W, N, D, T]: each network's disagreement share over its ``p.pairs`` pairs.
+      kinds [K] (str); per_network [K, W, N, D, T]: each network's disagreement share over its ``p.pairs``
+        pairs (networks are the independent seeds: axis 2).
       {kind}_ens [W, D, T], {kind}_se [W, D, T]: mean over networks and its standard error (networks are
         independent; pairs within a network are not, so the error is over networks).
       {kind}_tie [W, D, T]: share of inputs x whose two output counts tie (assigned to class 0).
@@ -339,8 +398,10 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
     widths = np.asarray(p.widths, np.int64)
     nus = p.nu_scale / np.sqrt(widths)
     out = {"widths": widths, "nus": nus, "depths": np.arange(1, p.max_depth + 1), "steps": np.arange(1, p.T + 1),
+           "kinds": np.asarray(p.kinds),
            "bound_width_exponent": np.asarray([th.theorem2_width_exponent(L) for L in range(1, p.max_depth + 1)])}
     bar = runtime.progress(len(p.kinds) * widths.size, "depth", unit="width")
+    all_per = []
     for kind in p.kinds:
         per, tie = [], []
         for i, (n, v) in enumerate(zip(widths, nus)):
@@ -353,10 +414,11 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
             tie.append(r["tie"].mean(axis=0))
             bar.update(1)
         per = np.stack(per).astype(np.float64)
-        out[f"{kind}_per_network"] = per
+        all_per.append(per)
         out[f"{kind}_ens"] = per.mean(axis=1)
         out[f"{kind}_se"] = per.std(axis=1, ddof=1) / math.sqrt(p.n_networks)
         out[f"{kind}_tie"] = np.stack(tie)
+    out["per_network"] = np.stack(all_per)
     bar.close()
     return out
 
@@ -399,23 +461,28 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
     """Expected Fourier level weights of random binary sLIF classifiers, exactly per network by full
     Walsh–Hadamard transform over all 2^n inputs, per depth, against uniformly random functions.
 
-    Source: Araya et al., Corollary 1 (spectral simplicity); brief §4 (exhaustive table);
+    Source: Araya et al., Corollary 1 (spectral simplicity), with exhaustive transforms at small n;
     ``paper_configs/lif_snn_spectrum.yaml``. Networks as in :func:`run_depth` (``T = p.T`` steps); the
     noise rate of the NS columns is ``nu = 1/sqrt(n)``.
 
-    Returns, for each ``n`` in ``p.widths`` (``N = p.n_networks``, ``D = p.max_depth``):
+    Returns (``W = len(p.widths)``, ``N = p.n_networks``, ``D = p.max_depth``, ``K = max(p.widths) + 1``;
+    level axes are zero beyond ``n``; networks and sampled functions are the seeds, axis 1):
       widths [W], depths [D].
-      n{n}_weights [N, D, n + 1]: each network's level weights W^k (exact; rows sum to 1).
-      n{n}_ns [N, D]: each network's exact NS at nu = 1/sqrt(n) (from its spectrum).
-      n{n}_tie [N, D]: share of the 2^n inputs with tied output counts.
-      n{n}_random_weights [N, n + 1]: level weights of N sampled uniformly random functions.
-      n{n}_random_ns [N]: their exact NS at nu = 1/sqrt(n).
-      n{n}_random_expected [n + 1]: E W^k = C(n, k) / 2^n of a uniformly random function.
-      n{n}_neuron_expected [n + 1]: exact E W^k of one random sLIF neuron at t = 1
+      weights [W, N, D, K]: each network's level weights W^k (exact; rows sum to 1).
+      ns [W, N, D]: each network's exact NS at nu = 1/sqrt(n) (from its spectrum).
+      tie [W, N, D]: share of the 2^n inputs with tied output counts.
+      random_weights [W, N, K]: level weights of N sampled uniformly random functions.
+      random_ns [W, N]: their exact NS at nu = 1/sqrt(n).
+      random_expected [W, K]: E W^k = C(n, k) / 2^n of a uniformly random function.
+      neuron_expected [W, K]: exact E W^k of one random sLIF neuron at t = 1
         (:func:`theory.lif_snn.expected_level_weights`), for reference.
     """
-    out = {"widths": np.asarray(p.widths, np.int64), "depths": np.arange(1, p.max_depth + 1)}
-    bar = runtime.progress(len(p.widths), "spectrum", unit="width")
+    W, N, D, K = len(p.widths), p.n_networks, p.max_depth, max(p.widths) + 1
+    out = {"widths": np.asarray(p.widths, np.int64), "depths": np.arange(1, D + 1),
+           "weights": np.zeros((W, N, D, K)), "ns": np.zeros((W, N, D)), "tie": np.zeros((W, N, D)),
+           "random_weights": np.zeros((W, N, K)), "random_ns": np.zeros((W, N)),
+           "random_expected": np.zeros((W, K)), "neuron_expected": np.zeros((W, K))}
+    bar = runtime.progress(W, "spectrum", unit="width")
     for i, n in enumerate(p.widths):
         block = min(p.input_block, 2**n)
         pts = boolean.cube(n).astype(np.float32).reshape(-1, block, n)
@@ -434,13 +501,13 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
         r = ctx.parts.get(f"n{n}", piece)
         nu = 1 / math.sqrt(n)
         factor = 0.5 * (1 - (1 - 2 * nu) ** np.arange(n + 1))
-        out[f"n{n}_weights"] = r["weights"]
-        out[f"n{n}_ns"] = r["weights"] @ factor
-        out[f"n{n}_tie"] = r["tie"]
-        out[f"n{n}_random_weights"] = r["random_weights"]
-        out[f"n{n}_random_ns"] = r["random_weights"] @ factor
-        out[f"n{n}_random_expected"] = boolean.random_function_level_weights(n)
-        out[f"n{n}_neuron_expected"] = th.expected_level_weights(n, p.theta)
+        out["weights"][i, ..., : n + 1] = r["weights"]
+        out["ns"][i] = r["weights"] @ factor
+        out["tie"][i] = r["tie"]
+        out["random_weights"][i, :, : n + 1] = r["random_weights"]
+        out["random_ns"][i] = r["random_weights"] @ factor
+        out["random_expected"][i, : n + 1] = boolean.random_function_level_weights(n)
+        out["neuron_expected"][i, : n + 1] = th.expected_level_weights(n, p.theta)
         bar.update(1)
     bar.close()
     return out
@@ -590,22 +657,23 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
 def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     """NS against nu before and after surrogate-gradient training (Figure 3), per task and kind.
 
-    Source: Araya et al., Figure 3 (trained networks are less sensitive); brief pitfall 8;
+    Source: Araya et al., Figure 3 (trained networks are less sensitive), surrogate gradient as in snnTorch;
     ``paper_configs/lif_snn_training.yaml``. Seeds (one network each) are sharded over devices; every
     seed trains from its own initialisation and measures NS on its own pairs, the same pairs before and
     after training.
 
-    Returns (``S = p.n_seeds``, ``V = len(p.nus)``): nus [V]; parity_ns_exact [V] (NS of the target
-    parity, ``1/2 - 1/2 (1 - 2 nu)^k``); input_dims [3] (n of digits2, digits10, parity: 64, 64,
-    ``p.parity_n``); and for each task and kind (the parity task with ``p.parity_kinds`` only), prefix
-    ``{task}_{kind}``:
-      _ns_before [S, V], _ns_after [S, V]: NS with x uniform on {-1,1}^64 (the definition), MC over
-        ``p.ns_pairs`` pairs per nu.
-      _data_ns_before [S, V], _data_ns_after [S, V]: the same with x drawn from the test inputs.
-      _train_acc [S], _test_acc [S], _init_test_acc [S]; _loss [S, steps / log_every] (mean per window).
+    Returns (``S = p.n_seeds``, ``V = len(p.nus)``, ``C`` cases: each task with each kind, the parity
+    task with ``p.parity_kinds`` only): nus [V]; parity_ns_exact [V] (NS of the target parity,
+    ``1/2 - 1/2 (1 - 2 nu)^k``); input_dims [3] (n of digits2, digits10, parity: 64, 64, ``p.parity_n``);
+    cases [C] (str, ``"{task}_{kind}"``); and, with the seeds (one network each) on axis 0:
+      ns_before [S, C, V], ns_after [S, C, V]: NS with x uniform on {-1,1}^n (the definition), MC over
+        ``p.ns_pairs`` pairs per nu, the same pairs before and after training.
+      data_ns_before [S, C, V], data_ns_after [S, C, V]: the same with x drawn from the test inputs.
+      train_acc [S, C], test_acc [S, C], init_test_acc [S, C]; loss [S, C, steps / log_every].
     """
     out = {"nus": np.asarray(p.nus), "parity_ns_exact": 0.5 - 0.5 * (1 - 2 * np.asarray(p.nus)) ** p.parity_bits,
            "input_dims": np.asarray([64, 64, p.parity_n])}
+    cases, per_case = [], []
     bar = runtime.progress(sum(len(p.parity_kinds if t == "parity" else p.kinds) for t in p.tasks), "training",
                            unit="model")
     for ti, task in enumerate(p.tasks):
@@ -618,19 +686,25 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                 fn = lambda k, *d: train_network(
                     jax.random.fold_in(k, 1000 * ti + th.KINDS.index(kind)), *d, p=p, task=task, kind=kind)
                 return runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, *data, mesh=ctx.mesh)
-            r = ctx.parts.get(f"{task}_{kind}", piece)
-            for name, v in r.items():
-                out[f"{task}_{kind}_{name}"] = np.asarray(v)
+            cases.append(f"{task}_{kind}")
+            per_case.append(ctx.parts.get(f"{task}_{kind}", piece))
             bar.update(1)
     bar.close()
+    out["cases"] = np.asarray(cases)
+    for name in per_case[0]:
+        out[name] = np.stack([np.asarray(r[name]) for r in per_case], axis=1)
     return out
 
 
 EXPERIMENTS = {
-    "single_neuron": cli.Experiment(SingleNeuronParams, run_single_neuron),
-    "depth": cli.Experiment(DepthParams, run_depth),
-    "spectrum": cli.Experiment(SpectrumParams, run_spectrum),
-    "training": cli.Experiment(TrainingParams, run_training),
+    "single_neuron": cli.Experiment(SingleNeuronParams, run_single_neuron, seed_axes={
+        "mc_per_seed": 0, "law_fixed_per_seed": 0, "law_mixture_per_seed": 0, "law_levels": 1}),
+    "depth": cli.Experiment(DepthParams, run_depth, seed_axes={"per_network": 2}),
+    "spectrum": cli.Experiment(SpectrumParams, run_spectrum, seed_axes={
+        "weights": 1, "ns": 1, "tie": 1, "random_weights": 1, "random_ns": 1}),
+    "training": cli.Experiment(TrainingParams, run_training, seed_axes={
+        k: 0 for k in ("ns_before", "ns_after", "data_ns_before", "data_ns_after", "train_acc", "test_acc",
+                       "init_test_acc", "loss")}),
 }
 
 if __name__ == "__main__":

@@ -58,11 +58,17 @@ def test_plugin_is_the_large_n_limit_not_the_finite_n_law():
         4 * float(th._owen_t(THETA * math.sqrt(2), math.sqrt(0.01 / 1.99))), rel=1e-14)
 
 
+def _full_vector(n, seed, seeds=8, per_seed=4096, **flips):
+    """Mean and SE over seeds of :func:`sims.lif_snn.full_vector_flip_rate` (the law check's draws)."""
+    per = runtime.map_seeds(lambda k: sim.full_vector_flip_rate(k, n, theta=THETA, m=per_seed, **flips), seed, seeds)
+    return float(per.mean()), float(per.std(ddof=1) / math.sqrt(seeds))
+
+
 def test_full_vector_simulation_matches_the_exact_law():
     for d in (3, 20):
-        mean, se = cl.full_vector_mc(60, d=d, seeds=8, per_seed=4096, seed=d)
+        mean, se = _full_vector(60, d, d=d)
         assert abs(mean - th.flip_probability_at_distance(60, d, THETA)) < 4 * se
-    mean, se = cl.full_vector_mc(60, nu=0.1, seeds=8, per_seed=4096, seed=7)
+    mean, se = _full_vector(60, 7, nu=0.1)
     assert abs(mean - th.single_neuron_flip_probability(60, THETA, 0.1)) < 4 * se
 
 
@@ -81,7 +87,9 @@ def test_expected_level_weights_table_of_the_brief():
 
 
 def test_expected_level_weights_match_averaged_transforms():
-    mean, se = cl.neuron_tables_mc(8, THETA, 1500, seed=3)
+    w = np.asarray(jax.random.normal(jax.random.key(3), (1500, 8), jnp.float64)) / math.sqrt(8)
+    lw = B.level_weights(np.where(w @ B.cube(8).astype(np.float64).T > THETA, 1.0, -1.0))
+    mean, se = lw.mean(0), lw.std(0, ddof=1) / math.sqrt(1500)
     exact = th.expected_level_weights(8, THETA)
     assert np.max(np.abs(mean - exact) / se) < 4.5
 
@@ -251,13 +259,13 @@ def test_bad_arguments_are_refused(call, err):
 # ---------------------------------------------------------------------------------------------------
 
 
-def test_log_log_fit_and_three_way_rule():
+def test_log_log_fit_and_its_standard_error():
     x = np.array([10.0, 100.0, 1000.0])
     s, se = cl._fit(x, 3 * x**-0.25, np.full(3, 0.01))
     assert s == pytest.approx(-0.25, abs=1e-12) and se > 0
-    assert cl._three_way(0.40, 0.01, 0.5) == "holds"
-    assert cl._three_way(0.49, 0.01, 0.5) == "inconclusive"
-    assert cl._three_way(0.60, 0.01, 0.5) == "fails"
+    # the delta-method SE: relative errors se / y on log y, so doubling every se doubles the slope's SE
+    assert cl._fit(x, 3 * x**-0.25, np.full(3, 0.02))[1] == pytest.approx(2 * se, rel=1e-12)
+    assert math.isnan(cl._fit(x, 3 * x**-0.25)[1])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -265,7 +273,9 @@ def test_log_log_fit_and_three_way_rule():
 # ---------------------------------------------------------------------------------------------------
 
 TOY = {
-    "lif_snn_single_neuron": {"widths": [50, 400], "T": 3, "n_seeds": 4, "samples_per_seed": 256},
+    "lif_snn_single_neuron": {"widths": [50, 400], "T": 3, "n_seeds": 4, "samples_per_seed": 256,
+                              "law_samples_per_seed": 64, "law_neurons_per_seed": 4, "law_level_widths": [6],
+                              "law_level_thetas": [0.5]},
     "lif_snn_depth": {"widths": [16, 32], "max_depth": 2, "T": 3, "n_networks": 4, "pairs": 4,
                       "networks_per_call": 2},
     "lif_snn_spectrum": {"widths": [4, 6], "max_depth": 2, "T": 3, "n_networks": 4, "networks_per_call": 2,
