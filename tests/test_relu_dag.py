@@ -13,7 +13,6 @@ from conftest import statement_outcomes
 
 from claims import ledger
 from theory import relu_dag as R
-from theory.numerics import binomial_se
 
 # --------------------------------------------------------------------------------------------------
 # Worked examples (brief section 3) and the three ways of finding forced edges
@@ -307,44 +306,8 @@ def test_prune_is_bit_exact():
     assert R.forward_sequential(G, th, X).tobytes() == R.forward_sequential(H, thp, X).tobytes()
 
 
-# --------------------------------------------------------------------------------------------------
-# Initialisation obstruction: closed form against Monte Carlo
-# --------------------------------------------------------------------------------------------------
-
-
-def test_disconnection_probability_closed_form_vs_monte_carlo():
-    from sims import runtime
-
-    ds, ls = (2, 3, 5), (1, 3, 8)
-    mean, _ = runtime.mean_over_seeds(lambda k: R.disconnection_monte_carlo(k, ds, ls), 17, 6000)
-    for i, init in enumerate(("kaiming", "xavier")):
-        for a, d in enumerate(ds):
-            for b, l in enumerate(ls):
-                p = R.disconnection_probability(d, l, init)
-                se = binomial_se(p, 6000)
-                assert abs(mean[i, a, b] - p) < 4.5 * se, (d, l, init, mean[i, a, b], p, se)
-    # The single-network sampler is the definition: some |w_k|^2 < a_k^2 under the init's stds.
-    key = jax.random.key(5)
-    s_in, s_out = R.init_stds(3, 8, "xavier")
-    kw, ka = jax.random.split(key)
-    W, a = s_in * jax.random.normal(kw, (8, 3)), s_out * jax.random.normal(ka, (8,))
-    assert float(R.sample_disconnected(key, 3, 8, "xavier")) == float(np.any(np.sum(W**2, 1) < a**2))
-    # l = 1 Kaiming: P(c < 0) = P(F_{d,1} < 1) (sigma_out^2 / (d sigma_in^2) = 1/l = 1).
-    from scipy import stats
-    assert R.disconnection_probability(4, 1, "kaiming") == pytest.approx(stats.f.cdf(1.0, 4, 1), rel=1e-12)
-    # d = 2, l = 1, Kaiming: |w|^2 ~ Exp(mean 2), a^2 ~ 2 chi2_1, so
-    # P(|w|^2 < a^2) = 1 - E exp(-chi2_1) = 1 - 1/sqrt(3).
-    assert R.disconnection_probability(2, 1, "kaiming") == pytest.approx(1 - 3**-0.5, rel=1e-12)
-
-
-def test_dl1_monte_carlo_matches_component_count():
-    rng = np.random.default_rng(13)
-    G = R.dl1_graph(3, 4)
-    for _ in range(20):
-        W, a = rng.normal(size=(4, 3)), rng.normal(size=4) * 1.5
-        th = R.theta_dict(G, np.asarray(R.dl1_theta(W, a)))
-        c = R.balance(G, th)
-        assert (R.count_components(G, c) > 1) == bool(np.any((W**2).sum(1) - a**2 < 0))
+# Initialisation obstruction (closed form against Monte Carlo from first principles), the d-l-1 count,
+# extreme c, activations, singular-value ratio, wrong count rules: tests/test_relu_dag_theory.py.
 
 
 # --------------------------------------------------------------------------------------------------
@@ -534,7 +497,8 @@ def test_pruning_toy(toy_ctx):
     assert np.all(a["sv_ratio"][0, :, -1] == 0) and np.all(a["sv_ratio"][1, :, -1] > 0.01)
     # Magnitude pruning keeps every exact zero, and cuts off at least what the exact zeros cut off.
     assert np.all(a["pruned_tau"][0] >= a["zeros"][0, :, -1]) and np.all(a["kappa_tau"][0] >= a["kappa"][0, :, -1])
-    assert np.allclose(a["loss_tau"][0], a["loss"][0, :, -1], rtol=0.5)
+    # Near-lossless at the claim's 2% (the toy moves it by < 0.2%; rtol 0.02 sees a 2% change).
+    np.testing.assert_allclose(a["loss_tau"][0], a["loss"][0, :, -1], rtol=0.02)
 
 
 def test_conservation_toy(toy_ctx):
@@ -554,21 +518,6 @@ def test_conservation_toy(toy_ctx):
     assert a["step_identity_err"].shape == (4, 2) and a["step_identity_err"].max() < 1e-12
     assert a["momentum_identity_err"].min() > 1e-12
     assert a["symbolic"][0] == a["symbolic"][1] > 0
-
-
-def test_any_node_labels_and_extreme_c():
-    # Labels that a careless implementation might use internally, and integer labels.
-    G = nx.DiGraph([("_s", "_t"), ("_t", "y"), ("_s", "z"), ("z", "y")])
-    c = {"_t": 1.0, "z": -1.0}
-    assert R.forced_edges(G, c) == R.forced_edges_bruteforce(G, c) == {("_s", "_t"), ("z", "y")}
-    G = nx.DiGraph([(0, 2), (1, 2), (2, 3), (0, 3)])
-    assert R.count_components(G, {2: -1}) == 2 and R.count_components(G, {2: 1}) == 1
-    # Exact at the extremes of float64: sums of 1e300 and subnormals are decided exactly.
-    G = R.chain_graph(3)
-    for c in ({"h1": 1e300, "h2": -1e-300, "h3": 5e-324}, {"h1": -1e300, "h2": 1e300, "h3": -1e-300}):
-        assert R.forced_edges(G, c) == R.forced_edges_bruteforce(G, c)
-    assert R.forced_edges(G, {"h1": 1e300, "h2": -1e-300, "h3": 5e-324}) == {
-        ("x", "h1"), ("h2", "h3"), ("h3", "y")}
 
 
 def _dag_from_seed(seed):
@@ -629,57 +578,3 @@ def test_verdict_needs_every_control_failed():
     assert ledger.verdict_of([holds], [ledger.Control("c", holds)]) == "fails"
     assert ledger.verdict_of([holds], [ledger.Control("c", undecided)]) == "inconclusive"
     assert ledger.verdict_of([undecided, fails]) == "fails"
-
-
-def _rand_problem(seed: int, n_in: int, n_hid: int, n_out: int, p: float, n_data: int = 24):
-    """A random DAG with random weights, inputs and targets (fixed seeds)."""
-    G = R.random_dag(np.random.default_rng(seed), n_in, n_hid, n_out, p)
-    info = R.structure(G)
-    kt, kx, ky = jax.random.split(jax.random.key(seed), 3)
-    return (G, info, jax.random.normal(kt, (len(info.edges),)), jax.random.normal(kx, (n_data, len(info.inputs))),
-            jax.random.normal(ky, (n_data, len(info.outputs))))
-
-
-def test_non_homogeneous_activation_breaks_conservation():
-    G, info, theta, X, Y = _rand_problem(3, 2, 3, 1, 0.5)
-    lf = R.loss_fn("mse")
-    rel = {}
-    for name, act in (("relu", None), ("tanh", jnp.tanh)):
-        f = R.forward_fn(G, activation=act)
-        tg = np.asarray(theta) * np.asarray(jax.jit(jax.grad(lambda t, f=f: lf(f(t, X), Y)))(theta))
-        rel[name] = float(np.max(np.abs(info.B @ tg) / (np.abs(info.B) @ np.abs(tg) + 1e-300)))
-    assert rel["relu"] < 1e-12 and rel["tanh"] > 1e-3
-    # Leaky ReLU written as an explicit activation gives the built-in slope's network bit for bit.
-    leaky = jax.jit(R.forward_fn(G, activation=lambda z: jnp.where(z <= 0, 0.1 * z, z)))(theta, X)
-    assert np.array_equal(np.asarray(leaky), np.asarray(jax.jit(R.forward_fn(G, 0.1))(theta, X)))
-    with pytest.raises(TypeError, match="callable"):
-        R.forward_fn(G, activation="tanh")
-
-
-def test_singular_value_ratio():
-    G = R.chain_graph(2)
-    B = R.structure(G).B
-    assert R.singular_value_ratio(B, np.array([0.0, 1.0, 0.0])) == 0.0      # the floating chain
-    assert R.singular_value_ratio(B, np.zeros(3)) == 0.0
-    th = np.random.default_rng(0).normal(size=(4, 5, 3))
-    r = R.singular_value_ratio(B, th)
-    assert r.shape == (4, 5) and np.all((r > 0) & (r <= 1))
-    sv = np.linalg.svd(B * th[1, 2][None, :], compute_uv=False)
-    assert r[1, 2] == pytest.approx(sv.min() / sv.max(), rel=1e-12)
-    # Tall B~ diag(theta) (more hidden nodes than edges cannot happen in a DAG) and bad input.
-    with pytest.raises(ValueError, match=r"\[\.\.\., 3\]"):
-        R.singular_value_ratio(B, np.zeros(4))
-    with pytest.raises(ValueError, match="finite"):
-        R.singular_value_ratio(B, np.array([0.0, np.nan, 1.0]))
-
-
-def test_wrong_count_rules_miss_non_local_forcing():
-    # The errata chain: (x, h1) is forced through S = {h1, h2} (c = 0.2 > 0); node by node it is not.
-    G, c = R.errata_chain(), {"h1": -0.3, "h2": 0.5, "h3": -0.1}
-    assert R.count_components(G, c) == 8 and 2 ** len(R.per_node_forced_edges(G, c)) == 4
-    assert R.orthant_classes(G, c, np.random.default_rng(0))[:3] == (8, 0, 0)
-    assert len(R.bottleneck_edges(G, {"h1": 0, "h2": 0, "h3": 0})) == 4 and R.count_components(
-        G, {"h1": 0, "h2": 0, "h3": 0}) == 1
-    # The per-node rank rule misses the floating chain of the brief's example (b).
-    th = {("x", "h1"): 0.0, ("h1", "h2"): 1.0, ("h2", "y"): 0.0}
-    assert R.per_node_rank(R.chain_graph(2), th) == 2 and R.jacobian_rank(R.chain_graph(2), th) == 1

@@ -1,0 +1,233 @@
+"""MDM-variance estimators (theory/mdm_variance.py) against expected values that do not come from the code
+under test: delete-one jackknives recomputed from scratch in loops, standard errors against the spread of
+independent repeats, MIRROR's per-token moments by exact rational arithmetic, and hand-worked EMA and
+binning steps. float64 throughout (the conftest turns x64 on).
+
+Each tolerance says the smallest error it can detect; the plausible bugs it guards are larger."""
+
+import statistics
+from fractions import Fraction
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from theory import mdm_variance as th
+
+
+def _jackknife(values, estimate):
+    """sqrt((n-1)/n sum_i (theta_{-i} - mean)^2), theta_{-i} = estimate(values without point i), each
+    recomputed from scratch."""
+    n = len(values)
+    loo = [estimate(np.delete(values, i, axis=0)) for i in range(n)]
+    m = sum(loo) / n
+    return ((n - 1) / n * sum((v - m) ** 2 for v in loo)) ** 0.5
+
+
+def _abc(x):
+    """Unbiased A, B, C of a nested sample x [n, n_t, K] written as loops (law of total variance:
+    A = E s2_K, B = E s2_t(g) - A/K, C = s2_x(G) - E s2_t(g)/n_t)."""
+    n, nt, k = x.shape
+    within = [statistics.variance(x[i, j]) for i in range(n) for j in range(nt)]
+    a = statistics.fmean(within)
+    g = [[statistics.fmean(x[i, j]) for j in range(nt)] for i in range(n)]
+    over_t = statistics.fmean(statistics.variance(gi) for gi in g)
+    big = [statistics.fmean(gi) for gi in g]
+    return {"A": a, "B": over_t - a / k, "C": statistics.variance(big) - over_t / nt}
+
+
+def test_nested_estimates_and_jackknife_by_deletion():
+    """Every estimate and SE of nested_estimates against _abc and a from-scratch delete-one jackknife on a
+    general nested sample (n = 7, n_t = 3, K = 4, unequal scales), to 1e-10 relative."""
+    x = np.random.default_rng(4).normal(size=(7, 3, 4)) * np.array([1.0, 2.5, 0.4])[None, :, None]
+    x += np.arange(7.0)[:, None, None] ** 1.5
+    r = th.nested_estimates(x)
+    want = _abc(x)
+    for key in ("A", "B", "C"):
+        assert r[key] == pytest.approx(want[key], rel=1e-10)
+        assert r[f"{key}_se"] == pytest.approx(_jackknife(x, lambda v, key=key: _abc(v)[key]), rel=1e-10)
+    assert r["total_se"] == pytest.approx(_jackknife(x, lambda v: sum(_abc(v).values())), rel=1e-10)
+    # the plug-in total (no bias corrections): mean s2_K + mean s2_t(g) + s2_x(G)
+    g = x.mean(2)
+    naive = (statistics.fmean(x.var(2, ddof=1).ravel()) + statistics.fmean(g.var(1, ddof=1))
+             + statistics.variance(g.mean(1)))
+    assert r["naive_total"] == pytest.approx(naive, rel=1e-12)
+
+
+def test_direct_variance_moments_by_statistics_module():
+    """The flat estimate's mean, variance and SE of the mean against the statistics module on its draws."""
+    loss = lambda x0, t, m: t * (1.0 + jnp.sum(m)) + x0[0]  # noqa: E731
+    data = np.arange(30, dtype=np.int32).reshape(10, 3) % 4
+    r = th.direct_variance(loss, data, jax.random.key(3), eps=0.1)
+    ls = r["losses"].tolist()
+    assert r["mean"] == pytest.approx(statistics.fmean(ls), rel=1e-13)
+    assert r["var"] == pytest.approx(statistics.variance(ls), rel=1e-12)
+    assert r["mean_se"] == pytest.approx(statistics.stdev(ls) / len(ls) ** 0.5, rel=1e-12)
+    assert r["var_se"] == pytest.approx(_jackknife(np.asarray(ls), statistics.variance), rel=1e-10)
+
+
+def test_nested_standard_errors_match_the_spread_of_repeats():
+    """Known decomposition drawn in numpy: l = m_x + b (t - 1/2) + z with m_x ~ N(0, 1), t ~ U[0, 1],
+    z ~ N(0, 1), b = 5: A = 1, B = b^2 / 12 = 25/12, C = 1. Over 400 independent repeats (n = 40, n_t = 2,
+    K = 2): each mean within 4 SE of the truth (SE from the repeats' spread), and the mean reported SE within
+    15% of the repeats' standard deviation (here within 5%; the sampling error of a 400-repeat standard
+    deviation is ~3.5%). A C SE without its 1/n_t reads 24% high; an SE off by sqrt(2) would show too."""
+    rng = np.random.default_rng(23)
+    reps, n, nt, k = 400, 40, 2, 2
+    m = rng.normal(size=(reps, n, 1, 1))
+    t = rng.random(size=(reps, n, nt, 1))
+    x = m + 5.0 * (t - 0.5) + rng.normal(size=(reps, n, nt, k))
+    est = [th.nested_estimates(xi) for xi in x]
+    for key, true in (("A", 1.0), ("B", 25 / 12), ("C", 1.0), ("total", 2 + 25 / 12)):
+        v = np.array([e[key] for e in est])
+        se = np.array([e[f"{key}_se"] for e in est])
+        assert abs(v.mean() - true) < 4 * v.std(ddof=1) / np.sqrt(reps), (key, v.mean(), true)
+        assert se.mean() == pytest.approx(v.std(ddof=1), rel=0.15), (key, se.mean(), v.std(ddof=1))
+
+
+def test_variance_with_se_by_deletion_and_spread():
+    """Jackknife SE of the sample variance against a from-scratch deletion loop (n = 6, 1e-12), and
+    against the spread of 400 normal samples of size 200 (mean SE within 10% of the std of the variances;
+    its sampling error is ~4%; an off-by-one in the delete-one variance is caught by the loop)."""
+    x = np.array([0.3, -1.2, 4.0, 2.2, 2.2, -0.7])
+    v, se = th.variance_with_se(x)
+    assert v == pytest.approx(statistics.variance(x), rel=1e-14)
+    assert se == pytest.approx(_jackknife(x, statistics.variance), rel=1e-12)
+    xs = np.random.default_rng(0).normal(scale=1.7, size=(400, 200))
+    out = np.array([th.variance_with_se(r) for r in xs])
+    assert out[:, 1].mean() == pytest.approx(out[:, 0].std(ddof=1), rel=0.10)
+
+
+def test_pair_summary_by_deletion():
+    """ratio, rho and their SEs from pair_summary against deletion loops over general rows (n = 6)."""
+    rows = np.abs(np.random.default_rng(5).normal(size=(2, 6, 3))) + np.array([1.0, 0.2, 0.0])
+    rows[..., 2] -= 0.3
+    out = th.pair_summary(rows)
+    for r in range(2):
+        R = rows[r]
+
+        def ratio(v):
+            return v[:, 1].mean() / v[:, 0].mean()
+
+        def rho(v):
+            return v[:, 2].mean() / v[:, 0].mean()
+
+        assert out["ratio"][r] == pytest.approx(ratio(R), rel=1e-13)
+        assert out["rho"][r] == pytest.approx(rho(R), rel=1e-13)
+        assert out["ratio_se"][r] == pytest.approx(_jackknife(R, ratio), rel=1e-10)
+        assert out["rho_se"][r] == pytest.approx(_jackknife(R, rho), rel=1e-10)
+        assert out["A_single_se"][r] == pytest.approx(_jackknife(R, lambda v: v[:, 0].mean()), rel=1e-10)
+        assert out["A_pair_se"][r] == pytest.approx(_jackknife(R, lambda v: v[:, 1].mean()), rel=1e-10)
+
+
+def _mirror_exact(t: Fraction):
+    """Per token, X1 = 1[U < t], X2 = 1[U > 1 - t] with one U ~ U[0, 1]: Var = t (1 - t) and
+    P(X1 X2 = 1) = |(1 - t, t)| = max(0, 2t - 1). ratio = Var((X1 + X2)/2) / Var(X1) = (Var + Cov) / (2 Var),
+    rho = Cov / Var (exact rationals; the loss weights cancel in the context-free model)."""
+    var = t * (1 - t)
+    cov = max(Fraction(0), 2 * t - 1) - t * t
+    return (var + cov) / (2 * var), cov / var
+
+
+@pytest.mark.parametrize("t", [Fraction(1, 7), Fraction(2, 5), Fraction(1, 2), Fraction(3, 4),
+                               Fraction(5, 6)])
+def test_mirror_closed_forms_by_exact_moments(t):
+    ratio, rho = _mirror_exact(t)
+    assert th.mirror_ratio_context_free(float(t)) == pytest.approx(float(ratio), rel=1e-14, abs=1e-15)
+    assert th.mirror_rho_context_free(float(t)) == pytest.approx(float(rho), rel=1e-14)
+
+
+def test_binned_summary_by_statistics_module():
+    ls = np.array([[0.5, 2.0, -1.0, 3.5, 0.25], [1.0, 1.5, 2.5, 2.0, 9.0]])
+    out = th.binned_summary(ls)
+    for j, row in enumerate(ls.tolist()):
+        sq = [v * v for v in row]
+        assert out["g"][j] == pytest.approx(statistics.fmean(row), rel=1e-14)
+        assert out["m2"][j] == pytest.approx(statistics.fmean(sq), rel=1e-14)
+        assert out["var"][j] == pytest.approx(statistics.variance(row), rel=1e-14)
+        assert out["g_se"][j] == pytest.approx(statistics.stdev(row) / 5**0.5, rel=1e-14)
+        assert out["m2_se"][j] == pytest.approx(statistics.stdev(sq) / 5**0.5, rel=1e-14)
+
+
+def test_binned_sampler_weights_and_bin_law():
+    """eps = 0.2 (the U[eps, 1] density 1.25 is far from 1): E_p[w t^2] = (1 - eps^3) / (3 (1 - eps)) within
+    4.5 SE of the draws (~0.5% here; a weight without the density factor is 25% off), and each bin drawn
+    with its probability within 4.5 binomial SE."""
+    edges = th.t_bin_edges(0.2, 6)
+    probs = np.array([1.0, 3.0, 2.0, 5.0, 0.5, 4.0])
+    t, w = (np.asarray(a) for a in th.binned_sampler(edges, probs)(jax.random.key(9), (100_000,)))
+    assert t.min() >= 0.2 and t.max() <= 1
+    want = (1 - 0.2**3) / 3 / 0.8
+    f = w * t**2
+    assert abs(f.mean() - want) < 4.5 * f.std() / np.sqrt(t.size), (f.mean(), want)
+    counts = np.histogram(t, edges)[0] / t.size
+    p = probs / probs.sum()
+    assert np.all(np.abs(counts - p) < 4.5 * np.sqrt(p * (1 - p) / t.size)), (counts, p)
+
+
+def test_ema_update_and_bins_by_hand():
+    """eps = 0.01, 4 equal bins of width 0.2475: t = 0.1, 0.3, 0.6, 0.9, 1.0 fall in bins 0, 1, 2, 3, 3.
+    First batch sets a bin; later ones move it by rate (0.25) toward the batch mean."""
+    np.testing.assert_array_equal(np.asarray(th.ema_bin(jnp.array([0.01, 0.1, 0.3, 0.6, 0.9, 1.0]), 0.01, 4)),
+                                  [0, 0, 1, 2, 3, 3])
+
+    @jax.jit  # one compilation instead of one per eager op
+    def run():
+        s1 = th.ema_update(th.ema_init(4), jnp.array([0.1, 0.3, 0.3]), jnp.array([2.0, 4.0, 8.0]), eps=0.01,
+                           rate=0.25)
+        s2 = th.ema_update(s1, jnp.array([0.1, 0.9]), jnp.array([10.0, -1.0]), eps=0.01, rate=0.25)
+        adj = th.ema_adjusted_loss(jnp.array([1.0, 1.0, 1.0]), jnp.array([0.1, 0.6, 0.95]), s2, eps=0.01)
+        return s1, s2, adj
+
+    s1, s2, adj = run()
+    np.testing.assert_allclose(np.asarray(s1.mean), [2.0, 6.0, 0.0, 0.0], rtol=1e-15)
+    np.testing.assert_array_equal(np.asarray(s1.seen), [True, True, False, False])
+    np.testing.assert_allclose(np.asarray(s2.mean), [0.75 * 2.0 + 0.25 * 10.0, 6.0, 0.0, -1.0], rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(adj), [1.0 - 4.0, 1.0, 2.0], rtol=1e-15)
+
+
+def test_batch_t_noise_by_reconstruction():
+    """l = t: the replicate means are reproduced from the same key (t drawn first by uniform_t from the
+    first half of split(key)), and B_batch and its jackknife SE recomputed by deletion (n_rep = 5, where an
+    off-by-one in the delete-one variance is a factor 3/4). The mask-noise term: tests/test_mdm_variance.py
+    (test_shared_t_raises_and_stratified_t_lowers_batch_t_noise)."""
+    L, n = 4, 16
+    key = jax.random.key(7)
+    r = th.batch_t_noise(lambda x0, t, m: t + 0.0 * jnp.sum(m), np.zeros((n, L), np.int32), key, n_rep=5,
+                         n_masks=2, eps=0.01, stratified=False)
+    kt, _ = jax.random.split(key)
+    means = np.asarray(th.uniform_t(kt, (5, n), 0.01)).mean(1)
+    assert r["B_batch"] == pytest.approx(statistics.variance(means), rel=1e-10)
+    assert r["B_batch_se"] == pytest.approx(_jackknife(means, statistics.variance), rel=1e-10)
+
+
+def test_binned_is_variance_by_quadrature():
+    """A deterministic loss l(t) = 1 + 1/t under the piecewise-constant density p(t) = probs_j / width_j:
+    the importance-weighted variance int_eps^1 l^2 u^2 / p dt - (int u l dt)^2 (u = 1 / (1 - eps)) by
+    quadrature per bin, against the bin-sum form, to 1e-9 relative; P-POTS's bin probabilities reach the
+    Cauchy-Schwarz minimum and random probabilities do no better."""
+    from scipy import integrate
+
+    eps = 0.05
+    edges = th.t_bin_edges(eps, 6)
+    u = 1 / (1 - eps)
+    f = lambda t: 1 + 1 / t  # noqa: E731
+    w = np.diff(edges)
+    bins = list(zip(edges[:-1], edges[1:]))
+    m2 = np.array([integrate.quad(lambda t: f(t) ** 2, a, b, epsrel=1e-13)[0] for a, b in bins]) / w
+    g = np.array([integrate.quad(f, a, b, epsrel=1e-13)[0] for a, b in bins]) / w
+    mu = u * integrate.quad(f, eps, 1, epsrel=1e-13)[0]
+
+    def direct(probs):
+        p = np.asarray(probs) / np.sum(probs)
+        second = sum(integrate.quad(lambda t, j=j: f(t) ** 2 * u**2 * w[j] / p[j], edges[j], edges[j + 1],
+                                    epsrel=1e-13)[0] for j in range(len(w)))
+        return second - mu**2
+
+    for probs in (np.array([1.0, 3.0, 2.0, 5.0, 0.5, 4.0]), w):
+        assert th.binned_is_variance(edges, probs, m2, g) == pytest.approx(direct(probs), rel=1e-9)
+    opt = direct(th.pots_bin_probs(edges, m2))
+    assert th.binned_optimal_variance(edges, m2, g) == pytest.approx(opt, rel=1e-9)
+    rng = np.random.default_rng(1)
+    assert all(opt <= direct(rng.random(6) + 0.05) for _ in range(5))
