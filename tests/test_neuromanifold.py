@@ -138,7 +138,7 @@ def test_a_modulus_that_is_not_a_small_prime_is_refused():
 
 def test_sizes_at_the_limits_still_run():
     assert nm.generic_rank("mlp", (10, 10, 10, 1), X3X2, n_points=1).rank == 210
-    assert nm.expected_dimension("mlp", (2,) * 9, X3X2) == nm.mlp_num_params((2,) * 9)  # degree 3^7
+    assert nm.expected_dimension("mlp", (2,) * 9, X3X2) == 8 * 4  # N = 8 layers of 2 x 2; degree 3^7
 
 
 @pytest.mark.parametrize("call, err, match", [
