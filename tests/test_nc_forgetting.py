@@ -7,7 +7,7 @@ example for the toolkit and the simulation helpers, none of which needs a long t
 - SNR on a hand example; effective rank k on k equal-variance axes, 1 on a line.
 - The probe is scikit-learn's LogisticRegression(C=10, max_iter=5000) (raw and standardised); the Gaussian
   heads are scikit-learn's LDA(solver='lsqr') and the explicit nearest-mean rule with the identity.
-- The linear-feature model: the collapsed instance decays by exactly 1 - eta lambda, its controls do not.
+- The linear-feature model and the replay SNR formula: tests/test_nc_forgetting_theory.py.
 - ``sims.runtime.map_batch`` equals a Python loop, and is identical on 8 simulated devices vs 1.
 - Buffers, calibration rows, logit masks and head accuracy on hand-made inputs; one tiny end-to-end
   training through ``train_grid`` (same initialisation per seed index, bitwise reruns).
@@ -400,63 +400,6 @@ def test_radial_correction_and_mean_norm_ratio():
         th.radial_correction(means, centre, 0.0)
     with pytest.raises(ValueError, match="same classes"):
         th.mean_norm_ratio(a, y, b, y + 1, centre)
-
-
-# --------------------------------------------------------------------------------------------------
-# The linear-feature model (T1 exact) and the replay SNR formula
-# --------------------------------------------------------------------------------------------------
-
-
-def _linear_case(collapsed=True, momentum=0.0, depth=1, steps=80, eta=0.5, lam=0.01):
-    rng = np.random.default_rng(11)
-    m = th.collapsed_linear_model(4, 20, 16, 5, rng, collapsed=collapsed)
-    probes = rng.standard_normal((10, 20))
-    out = th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=eta, lam=lam, steps=steps,
-                               probes=probes, momentum=momentum, depth=depth)
-    return out, th.decay_error(out["perp"], eta, lam)
-
-
-def test_collapsed_linear_model_decays_by_exactly_one_minus_eta_lambda():
-    out, err = _linear_case()
-    assert err < 1e-10
-    assert np.all(out["rank"] == 3)  # dim S_t = K - 1 at every step
-    perp = out["perp"]
-    assert np.all(perp[0] > 0.1)
-    np.testing.assert_allclose(perp[-1], perp[0] * (1 - 0.5 * 0.01) ** 80, rtol=1e-10)
-
-
-@pytest.mark.parametrize("control", [{"momentum": 0.1}, {"depth": 2}, {"collapsed": False}],
-                         ids=["momentum", "two_layer", "not_collapsed"])
-def test_each_control_breaks_the_exact_decay(control):
-    out, err = _linear_case(**control)
-    assert err > 1e-6, err
-    assert np.all(out["rank"] == 3)
-
-
-def test_no_weight_decay_means_no_decay():
-    out, err = _linear_case(lam=0.0)
-    assert err < 1e-10  # upsilon = 1: the perpendicular component is frozen
-    np.testing.assert_allclose(out["perp"][-1], out["perp"][0], rtol=1e-10)
-
-
-def test_linear_feature_gd_refuses_bad_arguments():
-    m = th.collapsed_linear_model(3, 5, 4, 2, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="momentum"):
-        th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=0.1, lam=0.1, steps=2,
-                             momentum=1.0)
-    with pytest.raises(ValueError, match="shapes disagree"):
-        th.linear_feature_gd(m["X"], m["onehot"], m["V"].T, m["W"], m["b"], eta=0.1, lam=0.1, steps=2)
-
-
-def test_snr_replay_theory_limits():
-    u = np.array([1.0, 0.1, 1e-8])
-    no_replay = th.snr_replay_theory(0.0, 2.0, 0.0, u)
-    np.testing.assert_allclose(no_replay, u / (2.0 + u), rtol=1e-14)  # T2: -> 0
-    pi = 0.5  # r^2 = 1; delta -> 0 (NC1): the SNR tends to r^2 beta / beta = 1
-    assert th.snr_replay_theory(pi, 2.0, 0.0, 1e-12) == pytest.approx(1.0, rel=1e-10)
-    assert np.all(np.diff(th.snr_replay_theory([0.0, 0.2, 0.5, 0.8], 2.0, 0.1, 1e-6)) > 0)
-    with pytest.raises(ValueError, match="pi"):
-        th.snr_replay_theory(1.0, 1.0, 0.0, 1.0)
 
 
 # --------------------------------------------------------------------------------------------------

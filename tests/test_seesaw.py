@@ -2,7 +2,9 @@
 against the paper's step counts, and toy-size runs of every experiment and figure. float64 throughout
 (tests/conftest.py turns it on)."""
 
+import itertools
 import math
+from fractions import Fraction
 
 import jax
 import jax.numpy as jnp
@@ -49,11 +51,49 @@ def test_one_dimensional_closed_form():
     assert r[-1] == pytest.approx(0.5 * lam * m_t, rel=1e-13)
 
 
-def test_nsgd_uses_the_exact_gradient_second_moment():
-    lam, m0, s2, b = th.power_law_eigs(16), 1.3, 0.7, 4.0
-    _, eff = th.expected_risk(lam, m0, s2, [0.05, 0.05], [b, b], normalized=True, return_lrs=True)
-    g2 = (1 + 1 / b) * np.sum(lam**2 * m0) + lam.sum() / b * (np.sum(lam * m0) + s2)
-    assert eff[0] == pytest.approx(0.05 / math.sqrt(g2), rel=1e-14)
+def _isserlis_grad_second_moment(h, e, noise_var, b):
+    """``E||g||^2`` of ``g = (1/b) sum_i x_i (x_i^T e - eps_i)``, ``x_i ~ N(0, h)`` and ``eps_i ~ N(0,
+    noise_var)`` independent, from first principles: ``||g||^2 = b^-2 sum_{i,k} g_i . g_k``; a pair i != k
+    gives ``||h e||^2``; i = k gives ``E[(x^T e)^2 ||x||^2] + noise_var tr h``, the fourth moment term by term
+    from Isserlis' theorem ``E[x_a x_a x_b x_c] = h_aa h_bc + 2 h_ab h_ac``. Exact in Fractions."""
+    d = len(h)
+    he = [sum(h[a][c] * e[c] for c in range(d)) for a in range(d)]
+    pair = sum(v * v for v in he)
+    fourth = sum((h[a][a] * h[i][j] + 2 * h[a][i] * h[a][j]) * e[i] * e[j]
+                 for a, i, j in itertools.product(range(d), repeat=3))
+    same = fourth + noise_var * sum(h[a][a] for a in range(d))
+    return (b * (b - 1) * pair + b * same) / b**2
+
+
+# tr H = 3.1, sigma^2 = 7/10 and uneven m: a dropped tr H, noise or 1/B term moves E||g||^2 by 3% or more.
+G2_EIGS = [Fraction(2), Fraction(7, 10), Fraction(3, 10), Fraction(1, 10)]
+G2_ERR = [Fraction(1), Fraction(-1, 2), Fraction(3, 2), Fraction(2)]  # w - w* in the eigenbasis; m = err^2
+
+
+@pytest.mark.parametrize("b", [1, 3, 5])
+def test_grad_second_moment_equals_the_isserlis_expansion(b):
+    h = [[lam if i == j else Fraction(0) for j, _ in enumerate(G2_EIGS)] for i, lam in enumerate(G2_EIGS)]
+    want = _isserlis_grad_second_moment(h, G2_ERR, Fraction(7, 10), b)
+    lam, m = np.array(G2_EIGS, np.float64), np.array([float(x * x) for x in G2_ERR])
+    assert float(th.grad_second_moment(jnp.asarray(lam), jnp.asarray(m), 0.7, float(b))) == \
+        pytest.approx(float(want), rel=1e-13)
+    # NSGD's first step is eta / sqrt(E||g||^2) (float64 recursion)
+    _, eff = th.expected_risk(lam, m, 0.7, [0.05, 0.05], [b, b], normalized=True, return_lrs=True)
+    assert eff[0] == pytest.approx(0.05 / math.sqrt(want), rel=1e-13)
+
+
+def test_isserlis_expansion_agrees_with_a_monte_carlo_of_the_gradient():
+    """The expected value above checked once against its definition: batches drawn in numpy (3 SE)."""
+    rng = np.random.default_rng(7)
+    lam, e, s2, b, n = np.array(G2_EIGS, float), np.array(G2_ERR, float), 0.7, 3, 200_000
+    x = rng.standard_normal((n, b, 4)) * np.sqrt(lam)
+    eps = rng.standard_normal((n, b)) * math.sqrt(s2)
+    g = np.einsum("nbi,nb->ni", x, x @ e - eps) / b
+    sq = np.sum(g * g, axis=1)
+    h = [[lam_ if i == j else Fraction(0) for j in range(4)] for i, lam_ in enumerate(G2_EIGS)]
+    want = float(_isserlis_grad_second_moment(h, G2_ERR, Fraction(7, 10), b))
+    se = sq.std(ddof=1) / math.sqrt(n)
+    assert abs(sq.mean() - want) < 3 * se and se / want < 0.01  # 1% resolution; the bugs above move >= 3%
 
 
 def test_monte_carlo_sgd_agrees_with_recursion_within_3_se():
@@ -105,9 +145,76 @@ def test_serial_step_limits_are_exact():
         th.serial_step_reduction_limit("triangle")
 
 
+def _discrete_reduction_by_bisection(shape, gamma, f=0.0, w=0.0, lr_cut=1e-9):
+    """The discrete scheduler's serial-step reduction written apart from theory.seesaw: switch k (every k
+    with gamma^-k >= the floor f, or lr_cut when f = 0) sits where the base lr f + (1 - f) s(u) itself
+    falls to gamma^-k, found by bisection on s (no inverse); steps = the integral over u of
+    gamma^-(switches before u) = gamma^-K + sum_k (gamma^-(k-1) - gamma^-k) u_k (summed by parts)."""
+    s = {"quarter_cosine": lambda u: math.cos(math.pi * u / 2),
+         "half_cosine": lambda u: (1 + math.cos(math.pi * u)) / 2}[shape]
+    floor, crossings, k = (f if f > 0 else lr_cut), [], 1
+    while gamma**-k >= floor * (1 - 1e-12):
+        lo, hi = 0.0, 1.0
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f + (1 - f) * s(mid) > gamma**-k else (lo, mid)
+        crossings.append(hi)
+        k += 1
+    steps = gamma ** -len(crossings) + sum((gamma ** -(j - 1) - gamma**-j) * u
+                                           for j, u in enumerate(crossings, 1))
+    return 1 - (w + (1 - w) * steps)
+
+
+def test_discrete_serial_step_reduction_at_coarse_gamma_is_exact():
+    """Hand values at gamma = 2, then general gamma against the bisection above (float64). A sum shifted
+    by one switch moves the reduction by ~(gamma - 1) x the steps (0.009 at gamma = 1.1, 0.42 at 2)."""
+    # quarter cosine, lr_cut 0.3: one switch, at cos(pi u / 2) = 1/2, u = 2/3: steps 2/3 + (1/3)/2 = 5/6
+    assert th.discrete_serial_step_reduction("quarter_cosine", 2.0, lr_cut=0.3) == \
+        pytest.approx(1 / 6, abs=1e-14)
+    # half cosine, lr_cut 0.3: one switch at u = 1/2: steps 3/4; 40% warmup at B0: 1 - (0.4 + 0.6 * 3/4)
+    assert th.discrete_serial_step_reduction("half_cosine", 2.0, lr_cut=0.3, warmup_frac=0.4) == \
+        pytest.approx(0.15, abs=1e-14)
+    # half cosine to a 1/4 floor: switches at s = 1/3 (u = acos(-1/3)/pi) and at s = 0 (u = 1)
+    assert th.discrete_serial_step_reduction("half_cosine", 2.0, final_lr_frac=0.25) == \
+        pytest.approx((1 - math.acos(-1 / 3) / math.pi) / 2, abs=1e-14)
+    for shape, gamma, f, w in [("half_cosine", 1.1, 0.1, 0.1), ("half_cosine", 1.1, 0.0, 0.0),
+                               ("quarter_cosine", 1.1, 0.0, 0.0), ("quarter_cosine", 1.37, 0.05, 0.2),
+                               ("half_cosine", 1.6, 0.2, 0.0), ("quarter_cosine", 3.0, 0.1, 0.3)]:
+        got = th.discrete_serial_step_reduction(shape, gamma, final_lr_frac=f, warmup_frac=w)
+        assert got == pytest.approx(_discrete_reduction_by_bisection(shape, gamma, f, w), abs=1e-9), \
+            (shape, gamma, f, w)
+
+
 def test_stability_radius_separates_stable_and_unstable_steps():
     lam = th.power_law_eigs(32)
     assert th.stability_radius(lam, 0.5, 8) < 1 < th.stability_radius(lam, 6.0, 8)
+
+
+def test_stability_radius_is_the_radius_of_the_dense_one_step_map():
+    """Column k of the map m -> m' is the diagonal of one dense step (noise 0) from Sigma = e_k e_k^T,
+    written as in _full_recursion; its spectral radius is the stability radius (tr H = 2.6, B = 3)."""
+    lam = np.array([1.5, 0.6, 0.4, 0.1])
+    h = np.diag(lam)
+    for lr, b in ((0.3, 3.0), (0.9, 3.0), (1.2, 1.5), (0.05, 7.0)):
+        a = np.eye(4) - lr * h
+        cols = []
+        for k in range(4):
+            s = np.zeros((4, 4))
+            s[k, k] = 1.0
+            cols.append(np.diag(a @ s @ a + lr**2 / b * (h @ s @ h + np.trace(h @ s) * h)))
+        want = np.max(np.abs(np.linalg.eigvals(np.array(cols).T)))
+        assert th.stability_radius(lam, lr, b) == pytest.approx(want, rel=1e-12), (lr, b)
+
+
+def test_noise_scale_power_law_eigs_and_a_quarter_cosine_limit_by_hand():
+    # tr H = 2.5, sum l m + sigma^2 = 2 + 2 + 0.3, sum l^2 m = 4 + 1: 2.5 * 4.3 / 5
+    assert th.noise_scale([2.0, 0.5], [1.0, 4.0], 0.3) == pytest.approx(2.15, rel=1e-14)
+    # j^-2 for j = 1..4 sums to 205/144; scaled to trace 3
+    np.testing.assert_allclose(th.power_law_eigs(4, 2.0, trace=3.0),
+                               np.array([1, 1 / 4, 1 / 9, 1 / 16]) * 3 * 144 / 205, rtol=1e-14)
+    # quarter cosine to a 1/10 floor with 1/5 warmup: 1 - (1/5 + 4/5 (1/10 + 9/10 * 2/pi)) = 18/25 - 36/(25 pi)
+    got = th.serial_step_reduction_limit("quarter_cosine", sp.Rational(1, 10), sp.Rational(1, 5))
+    assert sp.simplify(got - (sp.Rational(18, 25) - 36 / (25 * sp.pi))) == 0
 
 
 def test_sgd_equivalence_line_within_five_percent_and_alpha_below_one_diverges():

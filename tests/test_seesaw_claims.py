@@ -103,6 +103,48 @@ def test_failure_predicates_on_the_boundary_members():
     assert not cs.gap_opens({4: 1.05, 16: 1.3, 64: 1.2, 256: 1.64})        # not increasing
 
 
+# The aggressive-ramp claim fed fabricated recursion ratios (the default-suite twin of the slow test below):
+# numbers as measured, then one control moved onto the failure side.
+RAMP_NSGD = {(1 / th.SQRT2, 2.0): {4: 0.93, 8: 2.53, 12: 76.0},      # Merrill's ramp plateaus
+             (th.SQRT2, 2.0): {4: 1.003, 8: 1.003, 12: 1.006},        # Seesaw, alpha = sqrt(beta)
+             (1.0, 2.0): {4: 0.8, 8: 0.7, 12: 0.6}}                   # reported, not decided
+RAMP_SGD = {(1 / th.SQRT2, 2.0): 2.5e215, (1.0, 2.0): 1.014}
+
+
+def _fake_ramp_ratios(nsgd, sgd):
+    def final_risk_ratio(members, base, *, n_phases, normalized, **_):
+        assert base == (2.0, 1.0)
+        return ({ab: (nsgd[ab][n_phases] if normalized else sgd[ab]) for ab in members}, {})
+    return final_risk_ratio
+
+
+@pytest.mark.parametrize("nsgd_seesaw, sgd_batch_only, want, accepted", [
+    ({4: 1.003, 8: 1.003, 12: 1.006}, 1.014, "holds", []),
+    ({4: 1.003, 8: 1.003, 12: 1.006}, math.inf, "fails", [1]),      # the alpha = 1 boundary diverges too
+    ({4: 1.003, 8: 1.003, 12: 1.006}, 2e6, "fails", [1]),           # past the 1e6 divergence bound
+])
+def test_aggressive_ramp_rejects_its_boundary_controls_on_fabricated_ratios(monkeypatch, nsgd_seesaw,
+                                                                            sgd_batch_only, want, accepted):
+    nsgd = {**RAMP_NSGD, (th.SQRT2, 2.0): nsgd_seesaw}
+    sgd = {**RAMP_SGD, (1.0, 2.0): sgd_batch_only}
+    monkeypatch.setattr(cs, "final_risk_ratio", _fake_ramp_ratios(nsgd, sgd))
+    ev = decide("seesaw.aggressive_ramp_fails")
+    assert [d.decision for d in ev.decisions] == ["holds"] * 3
+    assert len(ev.controls) == 2 and [i for i, c in enumerate(ev.controls) if not c.rejected] == accepted
+    assert ev.verdict == want
+
+
+def test_aggressive_ramp_plateau_test_rejects_seesaw_and_accepts_a_plateauing_boundary(monkeypatch):
+    """The NSGD boundary control: Seesaw near step decay is rejected by the plateau test; a Seesaw that
+    plateaued (ratio 1.6 at 8 phases, 11 at 12) would be accepted, and the claim fails (its own 2% test
+    too)."""
+    nsgd = {**RAMP_NSGD, (th.SQRT2, 2.0): {4: 1.0, 8: 1.6, 12: 11.0}}
+    monkeypatch.setattr(cs, "final_risk_ratio", _fake_ramp_ratios(nsgd, RAMP_SGD))
+    ev = decide("seesaw.aggressive_ramp_fails")
+    assert not ev.controls[0].rejected and ev.controls[0].decision.decision == "holds"
+    assert ev.controls[1].rejected and ev.verdict == "fails"
+
+
 @pytest.mark.slow
 def test_aggressive_ramp_rejects_its_boundary_controls():
     ev = cs._check_aggressive_ramp()
@@ -159,6 +201,20 @@ def test_sgd_equivalence_fails_when_the_monte_carlo_cannot_tell_the_off_line_mem
     assert ev.verdict == "fails" and not ev.controls[-1].rejected
 
 
+@pytest.mark.parametrize("off_line", list(cs.SGD_OFF_LINE))
+def test_sgd_equivalence_fails_when_an_off_line_member_ends_like_the_base(monkeypatch, sgd_ratios, off_line):
+    """Each recursion control: the same 5% spread test rejects it as computed (14% to 450% away); moved to
+    within 4% of (2,1), the control is accepted and the claim fails."""
+    ratios, steps = sgd_ratios
+    ev = decide("seesaw.sgd_equivalence", seesaw_equivalence=_equivalence(0.0))
+    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
+    moved = {**ratios, off_line: ratios[(2.0, 1.0)] * 1.04}
+    monkeypatch.setattr(cs, "final_risk_ratio", lambda *a, **k: (moved, steps))
+    ev = decide("seesaw.sgd_equivalence", seesaw_equivalence=_equivalence(0.0))
+    i = list(cs.SGD_OFF_LINE).index(off_line)
+    assert [j for j, c in enumerate(ev.controls) if not c.rejected] == [i] and ev.verdict == "fails"
+
+
 def test_sgd_equivalence_is_stable_when_seeds_are_left_out(fast_recursion):
     c = ledger.REGISTRY["seesaw.sgd_equivalence"]
     reads = ledger.Reads({"seesaw_equivalence": _equivalence(0.0)}, claim_id=c.id)
@@ -193,6 +249,21 @@ def test_mean_dominated_gap_decides_what_the_large_batch_curve_shows(step_gaps, 
     ev = decide("seesaw.mean_dominated_gap", seesaw_large_batch=_large_batch(low, high))
     assert ev.verdict == want and len(ev.controls) == 2
     assert ev.measured["seesaw_large_batch: seesaw/cosine by sigma², B0"][0.01][256] == pytest.approx(low[-1])
+
+
+@pytest.mark.parametrize("high, want, accepted", [
+    (HIGH, "holds", []),
+    ({4: 1.004, 16: 1.1, 64: 1.3, 256: 1.5}, "fails", [0]),   # sigma^2 = 1 opens too: the recursion control
+    ({4: 1.004, 16: 1.1, 64: 1.3, 256: 1.19}, "holds", []),   # opens, but stays under the 1.2 bound
+])
+def test_mean_dominated_gap_rejects_its_recursion_control(monkeypatch, high, want, accepted):
+    """Both controls in the default suite: the sigma^2 = 1 recursion row and the figure's sigma^2 = 1 row
+    must each fail the opening-gap test the sigma^2 = 0.01 rows pass."""
+    monkeypatch.setattr(cs, "seesaw_vs_step_by_batch", lambda s2: (LOW if s2 < 0.1 else high, 10.0))
+    ev = decide("seesaw.mean_dominated_gap", seesaw_large_batch=_large_batch([1.07, 1.14, 1.33, 1.89],
+                                                                             [1.022, 1.028, 1.039, 1.037]))
+    assert len(ev.controls) == 2 and [i for i, c in enumerate(ev.controls) if not c.rejected] == accepted
+    assert ev.verdict == want
 
 
 def test_mean_dominated_gap_at_the_bound_holds_exactly(step_gaps):

@@ -1,0 +1,141 @@
+"""Neural collapse and forgetting (theory/nc_forgetting.py): the linear-feature model in which T1 is exact
+and the replay SNR formula, with expected values that do not come from the code under test.
+
+- The collapsed instance decays by exactly 1 - eta lambda; each control (momentum, two layers, generic
+  data) breaks the law by more than any rounding.
+- ``decay_error`` is the largest relative deviation: checked on hand-made paths whose deviations are known
+  exactly (Fractions), so a mean, a dropped probe or a step off by one gives another number.
+- ``snr_replay_theory`` at general pi (not only 0 and 1/2, where pi/(1-pi) and its square agree), beta,
+  delta and u, against the formula written out in Fractions.
+
+float64 throughout (numpy).
+"""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from theory import nc_forgetting as th
+
+# --------------------------------------------------------------------------------------------------
+# The linear-feature model (T1 exact) and the replay SNR formula
+# --------------------------------------------------------------------------------------------------
+
+
+def _linear_case(collapsed=True, momentum=0.0, depth=1, steps=80, eta=0.5, lam=0.01):
+    rng = np.random.default_rng(11)
+    m = th.collapsed_linear_model(4, 20, 16, 5, rng, collapsed=collapsed)
+    probes = rng.standard_normal((10, 20))
+    out = th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=eta, lam=lam, steps=steps,
+                               probes=probes, momentum=momentum, depth=depth)
+    return out, th.decay_error(out["perp"], eta, lam)
+
+
+def test_collapsed_linear_model_decays_by_exactly_one_minus_eta_lambda():
+    out, err = _linear_case()
+    assert err < 1e-10
+    assert np.all(out["rank"] == 3)  # dim S_t = K - 1 at every step
+    perp = out["perp"]
+    assert np.all(perp[0] > 0.1)
+    np.testing.assert_allclose(perp[-1], perp[0] * (1 - 0.5 * 0.01) ** 80, rtol=1e-10)
+
+
+@pytest.mark.parametrize("control", [{"momentum": 0.1}, {"depth": 2}, {"collapsed": False}],
+                         ids=["momentum", "two_layer", "not_collapsed"])
+def test_each_control_breaks_the_exact_decay(control):
+    out, err = _linear_case(**control)
+    assert err > 1e-6, err
+    assert np.all(out["rank"] == 3)
+
+
+def test_no_weight_decay_means_no_decay():
+    out, err = _linear_case(lam=0.0)
+    assert err < 1e-10  # upsilon = 1: the perpendicular component is frozen
+    np.testing.assert_allclose(out["perp"][-1], out["perp"][0], rtol=1e-10)
+
+
+def test_linear_feature_gd_refuses_bad_arguments():
+    m = th.collapsed_linear_model(3, 5, 4, 2, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="momentum"):
+        th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=0.1, lam=0.1, steps=2,
+                             momentum=1.0)
+    with pytest.raises(ValueError, match="shapes disagree"):
+        th.linear_feature_gd(m["X"], m["onehot"], m["V"].T, m["W"], m["b"], eta=0.1, lam=0.1, steps=2)
+
+
+def test_snr_replay_theory_limits():
+    u = np.array([1.0, 0.1, 1e-8])
+    no_replay = th.snr_replay_theory(0.0, 2.0, 0.0, u)
+    np.testing.assert_allclose(no_replay, u / (2.0 + u), rtol=1e-14)  # T2: -> 0
+    pi = 0.5  # r^2 = 1; delta -> 0 (NC1): the SNR tends to r^2 beta / beta = 1
+    assert th.snr_replay_theory(pi, 2.0, 0.0, 1e-12) == pytest.approx(1.0, rel=1e-10)
+    assert np.all(np.diff(th.snr_replay_theory([0.0, 0.2, 0.5, 0.8], 2.0, 0.1, 1e-6)) > 0)
+    with pytest.raises(ValueError, match="pi"):
+        th.snr_replay_theory(1.0, 1.0, 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# decay_error and snr_replay_theory against exact values
+# --------------------------------------------------------------------------------------------------
+
+
+def test_decay_error_is_the_largest_relative_deviation_on_a_hand_made_path():
+    """perp [4 steps + 1, 3 probes] built from chosen ratios perp_{t+1} / (upsilon perp_t) = 1 + dev; the
+    answer is max |dev| = 0.03 (probe 2, step 3), where a mean over entries gives 0.008 and a mean per probe
+    or step less than 0.03. A probe at 0 (probe 1 from step 2 on) is skipped, not divided by."""
+    eta, lam = 0.5, Fraction(1, 10)
+    ups = 1 - Fraction(1, 2) * lam
+    dev = [[Fraction(0), Fraction(1, 100), Fraction(-1, 200)],
+           [Fraction(1, 1000), Fraction(-1, 1), Fraction(0)],      # probe 1 falls to 0 here: dev = -1 exactly
+           [Fraction(-2, 1000), None, Fraction(1, 500)],
+           [Fraction(0), None, Fraction(-3, 100)]]
+    rows = [[Fraction(3), Fraction(2), Fraction(5, 4)]]
+    for step in dev:
+        rows.append([Fraction(0) if d is None else ups * p * (1 + d) for p, d in zip(rows[-1], step)])
+    perp = np.array([[float(x) for x in r] for r in rows])
+    want = max(abs(d) for d in itertools.chain(*dev) if d is not None)
+    assert want == 1  # the step to zero is a deviation of 100%
+    assert th.decay_error(perp, eta, float(lam)) == pytest.approx(float(want), rel=1e-12)
+    # Without the fall to zero the largest deviation is the 3% of probe 2 at the last step.
+    dev[1][1] = Fraction(2, 100)
+    rows = [rows[0]]
+    for step in dev:
+        rows.append([p * ups * (1 + (0 if d is None else d)) for p, d in zip(rows[-1], step)])
+    perp = np.array([[float(x) for x in r] for r in rows])
+    devs = [abs(d) for d in itertools.chain(*dev) if d is not None]
+    assert max(devs) == Fraction(3, 100) and sum(devs) / len(devs) < Fraction(1, 100)
+    assert th.decay_error(perp, eta, float(lam)) == pytest.approx(0.03, rel=1e-10)
+    # A probe that starts at 0 and stays there has no ratio: it is skipped.
+    z = np.hstack([perp, np.zeros((perp.shape[0], 1))])
+    assert th.decay_error(z, eta, float(lam)) == pytest.approx(0.03, rel=1e-10)
+    # upsilon enters as 1 - eta lambda: the same path read with lambda = 0 deviates by 1/upsilon - 1 more.
+    exact = float(max(abs(ups * (1 + d) - 1) for d in itertools.chain(*dev) if d is not None))
+    assert th.decay_error(perp, eta, 0.0) == pytest.approx(exact, rel=1e-10)
+
+
+def _snr_replay_exact(pi, beta, delta, u):
+    """(r^2 beta + u) / (r^2 delta + beta + u), r = pi / (1 - pi): Corollary 2's order, in Fractions."""
+    r2 = (pi / (1 - pi)) ** 2
+    return (r2 * beta + u) / (r2 * delta + beta + u)
+
+
+@pytest.mark.parametrize("pi, beta, delta, u", [
+    (Fraction(1, 5), Fraction(3, 2), Fraction(1, 10), Fraction(1, 100)),
+    (Fraction(3, 10), Fraction(2), Fraction(1, 4), Fraction(1, 10**6)),
+    (Fraction(7, 10), Fraction(1, 2), Fraction(3), Fraction(1, 3)),
+    (Fraction(9, 10), Fraction(5), Fraction(1, 7), Fraction(0)),
+    (Fraction(99, 100), Fraction(1, 3), Fraction(2), Fraction(1, 2)),
+])
+def test_snr_replay_theory_at_general_pi_equals_the_exact_formula(pi, beta, delta, u):
+    """At pi = 0.2 the ratio pi/(1-pi) is 1/4 and its square 1/16: r^2 read as pi/(1-pi) moves the SNR by
+    at least 0.5% at every row here (1e10 times the tolerance)."""
+    got = th.snr_replay_theory(float(pi), float(beta), float(delta), float(u))
+    assert float(got) == pytest.approx(float(_snr_replay_exact(pi, beta, delta, u)), rel=1e-13)
+    vec = th.snr_replay_theory(np.array([0.0, float(pi)]), float(beta), float(delta), float(u))
+    np.testing.assert_allclose(vec, [float(_snr_replay_exact(Fraction(0), beta, delta, u)),
+                                     float(_snr_replay_exact(pi, beta, delta, u))], rtol=1e-13)
+    wrong_r2 = pi / (1 - pi)  # the plausible slip: r^2 = pi / (1 - pi)
+    slip = (wrong_r2 * beta + u) / (wrong_r2 * delta + beta + u)
+    assert abs(slip / _snr_replay_exact(pi, beta, delta, u) - 1) > Fraction(1, 200)
