@@ -30,7 +30,7 @@ def test_two_standard_errors_at_two_seeds_are_not_a_5_percent_rule():
     assert many.decision == "holds" and many.critical == pytest.approx(scipy.stats.t.ppf(0.975, 11))
 
 
-def test_paired_decision_has_its_nominal_error_rate_at_two_seeds():
+def test_paired_has_its_nominal_error_rate_at_two_seeds():
     """Under the null (true mean exactly at the threshold) 'above' says holds ~2.5% of the time at n = 2;
     the '2 SE' rule it replaces says so ~15% of the time."""
     rng = np.random.default_rng(0)

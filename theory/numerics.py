@@ -11,9 +11,6 @@ binomial standard errors, and the float64 policy.
 * **float64 policy** (:func:`float64`): exact claims compute under a local ``jax.enable_x64`` scope, so
   they are float64 whatever the process-wide setting and need no process setup; entry points still call
   ``sims.runtime.setup()`` so that simulations are float64 throughout.
-* **Seed-paired decisions** (:func:`paired_decision`): a statement about the mean of per-seed paired
-  differences decided on a Student-t interval with n - 1 degrees of freedom (holds / fails /
-  inconclusive), never on "2 standard errors" with few seeds.
 * **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
   :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
   never silently truncated to an integer; work that grows with an argument is refused up front, the
@@ -31,7 +28,6 @@ from typing import Literal
 import flint
 import jax
 import numpy as np
-import scipy.stats
 
 PRIME = 2**31 - 1  # products of two residues fit in int64
 
@@ -57,7 +53,7 @@ def to_fmpq(v) -> flint.fmpq:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             raise ValueError(f"matrix entry must be finite, got {v!r}")
-        f = Fraction(float(v))
+        f = Fraction(*v.as_integer_ratio())  # exact for every width, long double included
     elif isinstance(v, Rational):
         f = Fraction(int(v.numerator), int(v.denominator))
     else:
@@ -179,7 +175,11 @@ def check_real(x, name: str, *, gt=None, ge=None, lt=None, le=None) -> float:
     v = _scalar(x)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
-    f = float(v)
+    try:
+        f = float(v)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite (within float64), got a number of "
+                         f"{len(str(abs(int(v))))} digits") from None
     if not math.isfinite(f):
         raise ValueError(f"{name} must be finite, got {x!r}")
     for ok, op, bound in ((gt is None or f > gt, ">", gt), (ge is None or f >= ge, ">=", ge),
@@ -231,51 +231,3 @@ def check_prime(p, name: str = "p", *, below: int) -> int:
     if not flint.fmpz(p).is_prime():
         raise ValueError(f"{name} must be a prime, got {p} (a composite modulus has no field ranks)")
     return p
-
-
-def paired_decision(diffs, threshold: float, kind: Literal["within", "above", "below"] = "within",
-                    level: float = 0.95) -> dict:
-    """Decide a statement about the mean of per-seed paired differences with a Student-t interval.
-
-    ``diffs`` are per-seed differences between two runs that share the seed (same initialisation), e.g.
-    ``seesaw_i / cosine_i - 1``. The interval is ``mean +- t * sd / sqrt(n)`` with ``sd`` the sample
-    standard deviation (ddof=1) and ``t = scipy.stats.t.ppf((1 + level) / 2, n - 1)``: with n seeds the
-    mean's error has n - 1 degrees of freedom, so a "2 standard errors" rule at n = 2 (t = 12.7, not 2)
-    is wrong about 30% of the time instead of 5%.
-
-    kind="within" tests ``|mean| <= threshold``: "holds" when the whole interval lies in
-    ``[-threshold, threshold]``, "fails" when it lies entirely outside, else "inconclusive".
-    kind="above" tests ``mean > threshold``: "holds" when the interval lies above ``threshold``,
-    "fails" when it lies entirely below it, else "inconclusive"; kind="below" is the mirror image.
-    Fewer than 2 seeds or a non-finite difference give "inconclusive" (no standard error).
-
-    Returns a dict: ``verdict``, ``mean``, ``se``, ``t``, ``n``, ``ci`` (low, high), ``rule``.
-    Raises ValueError: an unknown ``kind``, a negative threshold for "within", ``level`` not in (0, 1).
-    Used by the seeded comparisons of the ledger (Seesaw Fig. 1-3, MDM training stability).
-    """
-    if kind not in ("within", "above", "below"):
-        raise ValueError(f"kind must be 'within', 'above' or 'below', got {kind!r}")
-    if kind == "within" and threshold < 0:
-        raise ValueError(f"a 'within' threshold must be >= 0, got {threshold}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    d = np.asarray(diffs, np.float64).ravel()
-    n = int(d.size)
-    rule = {"within": f"|mean| <= {threshold:g}", "above": f"mean > {threshold:g}",
-            "below": f"mean < {threshold:g}"}[kind] + \
-        f", decided on the {level:.0%} Student-t interval over n seeds"
-    if n < 2 or not np.all(np.isfinite(d)):
-        return {"verdict": "inconclusive", "mean": float(np.mean(d)) if n else float("nan"),
-                "se": float("nan"), "t": float("nan"), "n": n, "ci": (float("nan"), float("nan")),
-                "rule": rule + (" (fewer than 2 seeds)" if n < 2 else " (non-finite difference)")}
-    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(n))
-    t = float(scipy.stats.t.ppf((1 + level) / 2, n - 1))
-    lo, hi = mean - t * se, mean + t * se
-    if kind == "within":
-        verdict = ("holds" if -threshold <= lo and hi <= threshold
-                   else "fails" if lo > threshold or hi < -threshold else "inconclusive")
-    elif kind == "above":
-        verdict = "holds" if lo > threshold else "fails" if hi < threshold else "inconclusive"
-    else:
-        verdict = "holds" if hi < threshold else "fails" if lo > threshold else "inconclusive"
-    return {"verdict": verdict, "mean": mean, "se": se, "t": t, "n": n, "ci": (lo, hi), "rule": rule}
