@@ -107,10 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = ledger.run(claims, scale=args.scale, seed_offset=offset, on_done=show)
     _say("\n" + ledger.summary(outcomes))
     if offset:
-        measured = [o for o in outcomes if not o.not_measured and base.get(o.claim.id) not in (None, "not measured")]
-        same = [o for o in measured if o.verdict == base[o.claim.id]]
-        changed = [f"{o.claim.id} ({base[o.claim.id]} -> {o.verdict})" for o in measured if o not in same]
-        _say(f"replication at seed offset {offset}: {len(same)} of {len(measured)} verdicts unchanged"
+        measured = [o for o in outcomes
+                    if not o.not_measured and base.get(o.claim.id) not in (None, ledger.NOT_MEASURED)]
+        changed = [f"{o.claim.id} ({base[o.claim.id]} -> {o.verdict})" for o in measured
+                   if o.verdict != base[o.claim.id]]
+        _say(f"replication at seed offset {offset}: {len(measured) - len(changed)} of {len(measured)} "
+             "verdicts unchanged"
              + (f"; changed: {', '.join(changed)}" if changed else ""))
     if args.json:
         write_atomic(args.json, dumps([o.to_dict() for o in outcomes]))

@@ -142,14 +142,13 @@ class Reads(Mapping):
     def _drop(self, which) -> "Reads":
         out = {}
         for name, fr in self._results.items():
-            axes = fr.meta.get("seed_axes") or {}
-            sizes = {np.shape(fr.arrays[k])[ax] for k, ax in axes.items() if k in fr.arrays}
+            axes = {k: ax for k, ax in (fr.meta.get("seed_axes") or {}).items() if k in fr.arrays}
             arrays = dict(fr.arrays)
-            for k, ax in axes.items():
-                if k in arrays:
+            if axes:
+                # one split per result (over its largest seed count), so its arrays stay aligned
+                drop = which(max(np.shape(arrays[k])[ax] for k, ax in axes.items()))
+                for k, ax in axes.items():
                     a = np.asarray(arrays[k])
-                    # one split per result (over its largest seed count), so its arrays stay aligned
-                    drop = which(max(sizes))
                     arrays[k] = np.delete(a, drop[drop < a.shape[ax]], axis=ax)
             out[name] = FigureResult(arrays, fr.meta)
         return Reads(out, self.scale, self.seed_offset, self.claim_id)
