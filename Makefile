@@ -25,7 +25,7 @@ paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
 # Every theory file: a result's precise code hash (sims/cli.py) decides whether the sim really reruns.
 THEORY := $(wildcard theory/*.py theory/*/*.py)
 
-.PHONY: help env test test-slow figures verify bench clean
+.PHONY: help env test test-slow figures verify bench mutate clean
 help:
 	@echo "make test      run the test suite (creates .venv if missing)"
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
@@ -33,6 +33,7 @@ help:
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
 	@echo "make bench     benchmarks, ratios measured side by side"
+	@echo "make mutate PAPER=p  mutation score of one paper's tests (mutmut; slow, not part of make test)"
 	@echo "figures: $(NAMES)"
 
 env: $(STAMP)
@@ -53,6 +54,16 @@ verify: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+# Mutation testing (tests/mutation.py): plants one-line bugs in theory/$(PAPER) and theory/numerics.py and
+# counts those the paper's tests catch. Tens of minutes per paper on 2 cores; works in build/mutate/.
+MUTATE_STAMP := $(VENV)/.mutate-installed
+$(MUTATE_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test,mutate]'
+	touch $@
+mutate: $(MUTATE_STAMP)
+	@test -n "$(PAPER)" || { echo "make mutate: set PAPER to one of: $(PAPERS)" >&2; exit 2; }
+	$(PY) -m tests.mutation $(PAPER)
 
 define figure_rules
 results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(THEORY) sims/runtime.py sims/data.py | $(STAMP)

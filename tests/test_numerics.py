@@ -154,6 +154,11 @@ def test_exact_rank_empty_is_zero(shape):
     assert nx.exact_rank(np.zeros(shape)) == 0
 
 
+@pytest.mark.parametrize("field", ["QQ", "modp"])
+def test_exact_rank_one_by_one(field):
+    assert nx.exact_rank([[5]], field=field) == 1 and nx.exact_rank([[0]], field=field) == 0
+
+
 @pytest.mark.parametrize("matrix, kw, exc", [
     ([1, 2, 3], {}, ValueError), (np.zeros((2, 2, 2)), {}, ValueError),
     ([[1.0, float("nan")]], {}, ValueError), ([[1.0, float("inf")]], {}, ValueError),
@@ -205,6 +210,13 @@ def test_gap_rank_of_a_low_rank_product():
     assert nx.gap_rank(s) == (6, pytest.approx(s[5] / (s[0] * EPS * 6), rel=1e-12))
 
 
+def test_gap_rank_takes_exact_and_huge_values_as_float64():
+    # Fractions and integers beyond int64 (object arrays without the float64 conversion) are ranked like
+    # their float64 values
+    assert nx.gap_rank([Fraction(1), Fraction(1, 10**9)]) == (1, pytest.approx(1e9, rel=1e-15))
+    assert nx.gap_rank([2**70, 2**10]) == (1, 2.0**60)
+
+
 @pytest.mark.parametrize("bad", [[1.0, float("nan")], [float("inf"), 1.0]])
 def test_gap_rank_refuses_non_finite(bad):
     with pytest.raises(ValueError):
@@ -218,7 +230,7 @@ def test_gap_rank_refuses_non_finite(bad):
 
 @pytest.mark.parametrize("p, n, exact", [
     (0.5, 100, sympy.Rational(1, 20)), (0.1, 900, sympy.Rational(1, 100)), (0.2, 4, sympy.Rational(1, 5)),
-    (0.25, 3, sympy.Rational(1, 4)), (0.0, 10, 0), (1.0, 10, 0),
+    (0.25, 3, sympy.Rational(1, 4)), (0.0, 10, 0), (1.0, 10, 0), (0.5, 1, sympy.Rational(1, 2)),
 ])
 def test_binomial_se_exact(p, n, exact):
     want = float(sympy.sqrt(sympy.Rational(p) * (1 - sympy.Rational(p)) / n))
@@ -226,9 +238,10 @@ def test_binomial_se_exact(p, n, exact):
     assert nx.binomial_se(p, n) == pytest.approx(want, rel=1e-14, abs=0)
 
 
-@pytest.mark.parametrize("p, n", [(-0.1, 10), (1.1, 10), (float("nan"), 10), (0.5, 0), (0.5, -3)])
+@pytest.mark.parametrize("p, n", [(-0.1, 10), (1.1, 10), (2.0, 10), (float("nan"), 10), (0.5, 0), (0.5, -3)])
 def test_binomial_se_refuses(p, n):
-    with pytest.raises(ValueError):
+    # the documented refusal, not math.sqrt's domain error (1 < p <= 2 would reach sqrt of a negative)
+    with pytest.raises(ValueError, match="binomial_se needs"):
         nx.binomial_se(p, n)
 
 
@@ -340,6 +353,13 @@ def test_check_prime_cases(p, below, ok):
     else:
         with pytest.raises(ValueError):
             nx.check_prime(p, below=below)
+
+
+def test_check_prime_names_its_argument():
+    with pytest.raises(ValueError, match="^p must be a prime, got 9"):
+        nx.check_prime(9, below=100)
+    with pytest.raises(ValueError, match="^modulus must be a prime below"):
+        nx.check_prime(101, "modulus", below=100)
 
 
 @pytest.mark.parametrize("p", [7.0, "7", True])

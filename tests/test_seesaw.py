@@ -171,9 +171,16 @@ def test_discrete_serial_step_reduction_at_coarse_gamma_is_exact():
     # quarter cosine, lr_cut 0.3: one switch, at cos(pi u / 2) = 1/2, u = 2/3: steps 2/3 + (1/3)/2 = 5/6
     assert th.discrete_serial_step_reduction("quarter_cosine", 2.0, lr_cut=0.3) == \
         pytest.approx(1 / 6, abs=1e-14)
+    # an integer gamma is the same real number (no integer power of a negative exponent)
+    assert th.discrete_serial_step_reduction("quarter_cosine", 2, lr_cut=0.3) == pytest.approx(1 / 6, abs=1e-14)
     # half cosine, lr_cut 0.3: one switch at u = 1/2: steps 3/4; 40% warmup at B0: 1 - (0.4 + 0.6 * 3/4)
     assert th.discrete_serial_step_reduction("half_cosine", 2.0, lr_cut=0.3, warmup_frac=0.4) == \
         pytest.approx(0.15, abs=1e-14)
+    # quarter cosine, lr_cut exactly gamma^-2 = 1/4: two switches (the one at the cut counts), at
+    # cos(pi u / 2) = 1/2 and 1/4: steps u1 + (u2 - u1) / 2 + (1 - u2) / 4
+    u1, u2 = 2 / 3, 2 / math.pi * math.acos(1 / 4)
+    assert th.discrete_serial_step_reduction("quarter_cosine", 2.0, lr_cut=0.25) == \
+        pytest.approx(1 - (u1 + (u2 - u1) / 2 + (1 - u2) / 4), abs=1e-14)
     # half cosine to a 1/4 floor: switches at s = 1/3 (u = acos(-1/3)/pi) and at s = 0 (u = 1)
     assert th.discrete_serial_step_reduction("half_cosine", 2.0, final_lr_frac=0.25) == \
         pytest.approx((1 - math.acos(-1 / 3) / math.pi) / 2, abs=1e-14)
@@ -215,6 +222,43 @@ def test_noise_scale_power_law_eigs_and_a_quarter_cosine_limit_by_hand():
     # quarter cosine to a 1/10 floor with 1/5 warmup: 1 - (1/5 + 4/5 (1/10 + 9/10 * 2/pi)) = 18/25 - 36/(25 pi)
     got = th.serial_step_reduction_limit("quarter_cosine", sp.Rational(1, 10), sp.Rational(1, 5))
     assert sp.simplify(got - (sp.Rational(18, 25) - 36 / (25 * sp.pi))) == 0
+
+
+def test_seesaw_vs_step_by_batch_is_the_nsgd_final_risk_ratio_of_the_two_schedules():
+    """Assembled here from the schedules and the exact recursion (claim seesaw.mean_dominated_gap)."""
+    eigs = th.power_law_eigs(256)
+
+    def final(alpha, beta, b0, noise_var, eta0, samples, n_phases):
+        lrs, bs = th.phase_schedule(eta0, b0, alpha, beta, samples, n_phases)
+        return th.expected_risk(eigs, 1.0, noise_var, lrs, bs, normalized=True)[-1]
+
+    got, b_noise = th.seesaw_vs_step_by_batch(0.3, (4, 32), n_phases=3, samples_per_phase=2**10, eta0=0.07)
+    assert sorted(got) == [4, 32]
+    for b0 in (4, 32):
+        want = final(math.sqrt(2), 2.0, b0, 0.3, 0.07, 2**10, 3) / final(2.0, 1.0, b0, 0.3, 0.07, 2**10, 3)
+        assert got[b0] == pytest.approx(want, rel=1e-12)
+    # B_noise = tr H (sum l m + sigma^2) / sum l^2 m at m = 1 (the reference m0), summed by a loop
+    tr = math.fsum(eigs)
+    assert b_noise == pytest.approx(tr * (tr + 0.3) / math.fsum(lam * lam for lam in eigs), rel=1e-12)
+    # the defaults are the reference setting: NSGD eta0 = 0.05, 4 phases of 2^18 samples
+    got, _ = th.seesaw_vs_step_by_batch(0.01, (64,))
+    want = final(math.sqrt(2), 2.0, 64, 0.01, 0.05, 2**18, 4) / final(2.0, 1.0, 64, 0.01, 0.05, 2**18, 4)
+    assert got[64] == pytest.approx(want, rel=1e-12)
+
+
+def test_final_risk_ratio_on_a_given_spectrum():
+    """With ``eigs`` given, each member's final risk over the base's, assembled here from the schedules."""
+    eigs = th.power_law_eigs(16, 2.0, trace=2.0)
+    got, steps = th.final_risk_ratio([(2.0, 2.0), (1.5, 1.0)], (2.0, 1.0), eta0=0.3, n_phases=3, normalized=False,
+                                     b0=4, samples_per_phase=256, noise_var=0.5, eigs=eigs, m0=0.7)
+
+    def final(alpha, beta):
+        lrs, bs = th.phase_schedule(0.3, 4, alpha, beta, 256, 3)
+        return th.expected_risk(eigs, 0.7, 0.5, lrs, bs)[-1], lrs.size
+
+    for ab in [(2.0, 2.0), (1.5, 1.0)]:
+        assert got[ab] == pytest.approx(final(*ab)[0] / final(2.0, 1.0)[0], rel=1e-12)
+        assert steps[ab] == final(*ab)[1]
 
 
 def test_sgd_equivalence_line_within_five_percent_and_alpha_below_one_diverges():

@@ -54,13 +54,10 @@ def to_fmpq(v) -> flint.fmpq:
         if not math.isfinite(v):
             raise ValueError(f"matrix entry must be finite, got {v!r}")
         f = Fraction(*v.as_integer_ratio())  # exact for every width, long double included
-    elif isinstance(v, Rational):
+    elif isinstance(v, Rational):  # Fraction, and sympy's Rational and Integer (registered as Rational)
         f = Fraction(int(v.numerator), int(v.denominator))
     else:
-        try:  # sympy Rational and friends
-            f = Fraction(int(v.p), int(v.q))
-        except AttributeError:
-            raise TypeError(f"matrix entry must be an int, float or rational, got {type(v).__name__}") from None
+        raise TypeError(f"matrix entry must be an int, float or rational, got {type(v).__name__}")
     return flint.fmpq(f.numerator, f.denominator)
 
 

@@ -389,8 +389,9 @@ def discrete_serial_step_reduction(shape: str, gamma: float, *, final_lr_frac=0.
     k_max = int(math.log(floor) / math.log(1.0 / gamma) + 1e-12)
     points = [0.0]
     for k in range(1, k_max + 1):
+        # s < 1 since gamma^-k < 1 (k >= 1); s < 0 (a switch below the floor) is clipped to the end, u = 1
         s = (gamma ** (-k) - final_lr_frac) / (1 - final_lr_frac)
-        points.append(s_inv(min(1.0, max(0.0, s))))
+        points.append(s_inv(max(0.0, s)))
     points.append(1.0)
     seg = np.diff(np.asarray(points))
     steps = np.sum(seg * gamma ** -np.arange(len(seg), dtype=np.float64))
