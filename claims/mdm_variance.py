@@ -8,6 +8,12 @@ from the blocks it is handed and the ledger re-decides each claim with one block
 claim decides on seed-paired Student-t intervals (:func:`claims.ledger.paired`) and the F interval of
 the ratio of seed variances. Every claim carries controls: cases just outside its hypothesis that the
 same test runs on and must reject ("fails").
+
+The paper's bin-wise EMA control variate (Sec. 4.3) has no claim: as released its baseline is detached,
+so the training gradient is exactly the raw one and only the logged loss value changes; the earlier
+``strats_ema`` claim tested that a stop_gradient stops gradients, which cannot fail. StraTS keeps its
+claim (``strats``). P-POTS is judged exactly in t (every mask of each sequence enumerated, t integrated
+by Gauss-Legendre), so only the sample of sequences is random.
 """
 
 from __future__ import annotations
@@ -15,7 +21,6 @@ from __future__ import annotations
 import math
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import scipy.stats
 
@@ -134,6 +139,33 @@ def _check_arm(r: ledger.Reads) -> ledger.Evidence:
         notes=_setting(meta) + f" The identity is checked on {a['neglogp'].size} sequences of the chain.")
 
 
+DOMINATES = f"A - (B + C) > 0 at {Z:g} SE (jackknife over sequences, A, B, C left out together)"
+
+
+@ledger.claim("mdm_variance.A_dominates", source="Sec. 3 (variance decomposition: masking-pattern noise is the "
+              "main source of the MDM's extra variance)",
+              statement="Masking-pattern noise A dominates the MDM's loss variance: A exceeds B + C (more than half "
+                        "of Var(l)), with the exact and an estimated denoiser.",
+              reads=("mdm_variance_decomposition",))
+def _check_a_dominates(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["mdm_variance_decomposition"]
+    e = decomposition_estimates(a, meta)
+
+    def dom(m):
+        return ledger.ztest(f"{m}: A > B + C", e[m]["A_minus_BC"], e[m]["A_minus_BC_se"], 0.0, "above", Z, DOMINATES)
+
+    decisions = [dom("mdm_oracle"), dom("mdm_learned")]
+    controls = [ledger.Control(f"the teacher-forced ARM ({m.split('_')[1]} chain: no masking, A = 0) under the same "
+                               "test", dom(m)) for m in ("arm_oracle", "arm_learned")]
+    return ledger.Evidence(
+        measured={m: {"A": v["A"], "B + C": v["B"] + v["C"], "A share": v["A"] / v["total"]} for m, v in e.items()},
+        predicted={"mdm": "A > B + C", "arm": "A = 0"},
+        tolerance=DOMINATES, decisions=decisions, controls=controls,
+        stderr={m: {"A - B - C": v["A_minus_BC_se"]} for m, v in e.items()},
+        notes=_setting(meta) + f" t ~ U[eps, 1], eps = {meta['config']['eps']}; the paper's LLM runs give no numbers "
+              "for A, B, C, so the dominance is judged on the chain.")
+
+
 # ---------------------------------------------------------------------------------------------------
 # 3. MIRROR (mdm_variance_mirror)
 # ---------------------------------------------------------------------------------------------------
@@ -228,112 +260,284 @@ def _check_mirror(r: ledger.Reads) -> ledger.Evidence:
 
 
 def pots_estimates(a) -> dict:
-    """Bin-formula variances per eps, the independent prediction and the direct check, from the blocks
-    ``moment_losses [G, e, b, n_b]``, ``check_moment_losses [G, b, n_b]``, ``check_losses [G, 2, n_b']``."""
-    mom = _pool(a["moment_losses"], 3)  # [e, b, n]
-    vu, vp, first = [], [], None
-    for i, edges in enumerate(a["edges_all"]):
-        m = th.binned_summary(mom[i])
-        vu.append(th.binned_is_variance(edges, np.diff(edges), m["m2"], m["g"]))
-        vp.append(th.binned_optimal_variance(edges, m["m2"], m["g"]))
-        first = m if i == 0 else first
-    edges, probs = a["edges"], a["probs_pots"]
-    val = th.binned_summary(_pool(a["check_moment_losses"], 2))
-    out = {"var_uniform": np.asarray(vu), "var_pots": np.asarray(vp), "first": first,
-           "pred_uniform": th.binned_is_variance(edges, np.diff(edges), val["m2"], val["g"]),
-           "pred_pots": th.binned_is_variance(edges, probs, val["m2"], val["g"])}
+    """The direct importance-sampling draws (means and variances, uniform and the P-POTS bin density at
+    ``eps_list[0]``) and, per eps of ``eps_list``, the exact-in-t variances of
+    :func:`theory.mdm_variance.pots_exact` from the blocks ``exact_sums [G, n_b, 2, L + 1]`` (the bin
+    density's variance too at ``eps_list[0]``), from ``check_losses [G, 2, n_b']``."""
+    sums = _pool(a["exact_sums"], 1)  # [n, 2, L + 1]
+    eps_list = [float(x) for x in a["eps_list"]]
+    exact = [th.pots_exact(sums, eps, **({"bin_edges": a["edges"], "bin_probs": a["probs_pots"]} if i == 0 else {}))
+             for i, eps in enumerate(eps_list)]
+    out = {"exact": exact, "eps": eps_list, "n_exact": sums.shape[0]}
     for name, x in zip(("uniform", "pots"), _pool(a["check_losses"], 2)):
         out[f"meas_{name}"], out[f"meas_{name}_se"] = th.variance_with_se(x)
         out[f"mean_{name}"], out[f"mean_{name}_se"] = float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))
     return out
 
 
+def _jk(e: dict, f) -> tuple[float, float]:
+    """``f`` of the exact-in-t values (a dict of floats) and its jackknife SE (``f`` of the leave-one-out
+    arrays, the same sequences left out in every term)."""
+    return float(f({k: e[k] for k in e["loo"]})), th.jackknife_se_of(f(e["loo"]))
+
+
+def _worst_eps(name: str, pairs, eps, threshold: float, kind: str, test: str = "") -> ledger.Decision:
+    """The ``kind`` z test of each ``(estimate, se)`` in ``pairs`` (one per eps) against ``threshold`` at
+    the eps closest to failing (all at once)."""
+    est, se = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    gap = threshold - est if kind == "below" else est - threshold
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.where(se > 0, gap / np.where(se > 0, se, 1.0), np.sign(gap) * np.inf)
+    j = int(np.argmin(np.nan_to_num(m, nan=0.0)))
+    return ledger.ztest(f"{name} (closest: eps = {eps[j]:g})", est[j], se[j], threshold, kind, Z, test)
+
+
+GAIN = f"V_uniform - V_p > 0 at {Z:g} SE (jackknife over the enumerated sequences; t integrated exactly)"
+STEP = (f"each step of V_p / V_uniform from one eps to the next smaller one < 0 at {Z:g} SE (paired jackknife: "
+        "the same sequences at every eps)")
+
+
+def _ratio_steps(ex: list, name: str) -> list:
+    """``(V_name / V_uniform)`` at eps[i+1] minus at eps[i], with paired jackknife SEs."""
+    key = f"V_{name}"
+    r = [(e[key] / e["V_uniform"], e["loo"][key] / e["loo"]["V_uniform"]) for e in ex]
+    return [(float(b[0] - a[0]), th.jackknife_se_of(b[1] - a[1])) for a, b in zip(r[:-1], r[1:])]
+
+
 @ledger.claim("mdm_variance.pots_optimal", source="Sec. 4.1 (P-POTS, Pareto-optimal t-sampler)",
-              statement="With p* proportional to sqrt(E[l^2 | t]) the importance-weighted loss stays unbiased, its "
-                        "variance equals (int sqrt(E[l^2|t]))^2 - (int g)^2, never exceeds uniform sampling, and "
-                        "the gain grows as eps shrinks.",
+              statement="Sampling t from p*(t) proportional to sqrt(E[l^2 | t]) with the weight 1/p* keeps the loss "
+                        "unbiased and lowers its variance below uniform t at every clamp eps, by more as eps shrinks; "
+                        "variances computed exactly in t (every mask of each sequence enumerated, t integrated by "
+                        "Gauss-Legendre) agree with direct importance-sampling draws.",
               reads=("mdm_variance_pots",))
 def _check_pots(r: ledger.Reads) -> ledger.Evidence:
     a, meta = r["mdm_variance_pots"]
     e = pots_estimates(a)
-    ratio = e["var_pots"] / e["var_uniform"]
+    ex, eps = e["exact"], e["eps"]
+    gains = [_jk(x, lambda d: d["V_uniform"] - d["V_optimal"]) for x in ex]
+    ratio = [_jk(x, lambda d: d["V_optimal"] / d["V_uniform"]) for x in ex]
+    e0 = ex[0]
     decisions = [
         _consistent("unbiased: mean under P-POTS = mean under uniform", e["mean_pots"], e["mean_uniform"],
                     e["mean_pots_se"], e["mean_uniform_se"]),
-        _consistent("direct P-POTS variance = bin formula (independent moments)", e["meas_pots"], e["pred_pots"],
-                    e["meas_pots_se"], 0.0),
-        _consistent("direct uniform variance = bin formula (independent moments)", e["meas_uniform"],
-                    e["pred_uniform"], e["meas_uniform_se"], 0.0),
-        ledger.compare("bin formula: var P-POTS - var uniform <= 0 at every eps",
-                       float(np.max(e["var_pots"] - e["var_uniform"])), "<=", 0.0,
-                       "float64 bin formula on the measured moments (Cauchy-Schwarz)"),
-        ledger.compare("direct draws: var P-POTS < var uniform", e["meas_pots"], "<", e["meas_uniform"],
-                       "point estimates of the direct draws compared"),
-        ledger.compare("gain grows as eps shrinks: max step of P-POTS / uniform", float(np.max(np.diff(ratio))),
-                       "<", 0.0, "the ratio strictly decreasing over eps (float64 bin formula)"),
+        _consistent("direct P-POTS (bin density) variance = exact-in-t variance of that density", e["meas_pots"],
+                    e0["V_bins"], e["meas_pots_se"], e0["V_bins_se"]),
+        _consistent("direct uniform variance = exact-in-t uniform variance", e["meas_uniform"], e0["V_uniform"],
+                    e["meas_uniform_se"], e0["V_uniform_se"]),
+        _worst_eps("exact in t: P-POTS lowers the variance at every eps", gains, eps, 0.0, "above", GAIN),
+        _worst_eps("exact in t: P-POTS / uniform falls at every step to a smaller eps", _ratio_steps(ex, "optimal"),
+                   eps, 0.0, "below", STEP),
     ]
-    edges, m = a["edges"], e["first"]
-    w = np.diff(edges)
-    v_sq = th.binned_is_variance(edges, w * m["m2"] / np.sum(w * m["m2"]), m["m2"], m["g"])
-    u = 1.0 / (edges[-1] - edges[0])
     pots = a["probs_pots"]
-    bias = float(np.sum(pots * m["g"]) - np.sum(u * w * m["g"]))
-    bias_se = float(math.sqrt(np.sum(((pots - u * w) * m["g_se"]) ** 2)))
+    u, w = 1.0 / (a["edges"][-1] - a["edges"][0]), np.diff(a["edges"])
+    mom = th.binned_summary(_pool(a["check_moment_losses"], 2))
+    bias = float(np.sum(pots * mom["g"]) - np.sum(u * w * mom["g"]))
+    bias_se = float(math.sqrt(np.sum(((pots - u * w) * mom["g_se"]) ** 2)))
     controls = [
-        ledger.Control("p proportional to E[l^2 | t] (the square, not the root) under the 'no density does better "
-                       "than p*' test", ledger.compare("var(p ~ E[l^2|t]) <= var(p*)", v_sq, "<=",
-                                                       float(e["var_pots"][0]), "float64 bin formula")),
         ledger.Control("t ~ p* without the 1/p weight under the unbiasedness test",
                        _consistent("unweighted mean under p* = uniform mean", bias, 0.0, bias_se, 0.0)),
+        ledger.Control("the direct P-POTS draws against the exact variance of p ~ |E[l | t]| (another density) "
+                       "under the same consistency test",
+                       _consistent("direct P-POTS variance = exact variance of p ~ |E[l|t]|", e["meas_pots"],
+                                   e0["V_mean_only"], e["meas_pots_se"], e0["V_mean_only_se"])),
+        ledger.Control("p proportional to |E[l | t]| (hard t by the mean loss alone, the variance left out) under "
+                       "the 'lowers the variance' test",
+                       _worst_eps("exact in t: p ~ |E[l|t]| lowers the variance at every eps",
+                                  [_jk(x, lambda d: d["V_uniform"] - d["V_mean_only"]) for x in ex], eps, 0.0,
+                                  "above", GAIN)),
+        ledger.Control("the same p ~ |E[l | t]| under the 'gain grows as eps shrinks' test",
+                       _worst_eps("exact in t: p ~ |E[l|t]| / uniform falls as eps shrinks",
+                                  _ratio_steps(ex, "mean_only"), eps, 0.0, "below", STEP)),
     ]
     return ledger.Evidence(
-        measured={"eps": a["eps_list"].tolist(), "var uniform": np.round(e["var_uniform"], 4).tolist(),
-                  "var P-POTS": np.round(e["var_pots"], 4).tolist(), "P-POTS / uniform": np.round(ratio, 4).tolist(),
-                  "direct var P-POTS (eps0)": e["meas_pots"], "predicted (independent moments)": e["pred_pots"],
-                  "direct var uniform": e["meas_uniform"], "predicted uniform": e["pred_uniform"],
+        measured={"eps": eps, "exact var uniform": [round(x["V_uniform"], 5) for x in ex],
+                  "exact var P-POTS (p*)": [round(x["V_optimal"], 5) for x in ex],
+                  "exact P-POTS / uniform": [round(x[0], 5) for x in ratio],
+                  "exact var p ~ |E[l|t]|": [round(x["V_mean_only"], 5) for x in ex],
+                  "direct var P-POTS bins (eps0)": e["meas_pots"], "exact var P-POTS bins (eps0)": e0["V_bins"],
+                  "direct var uniform (eps0)": e["meas_uniform"], "exact var uniform (eps0)": e0["V_uniform"],
                   "mean P-POTS / uniform": [e["mean_pots"], e["mean_uniform"]],
-                  "EPR fit loses (var_EPR / var_P-POTS - 1)": np.round(a["var_epr"] / a["var_pots"] - 1, 4).tolist(),
-                  "p ~ E[l^2|t] variance": v_sq},
-        predicted={"mean": "unchanged", "var P-POTS": "(sum u w sqrt(M2))^2 - mu^2 <= uniform",
-                   "ratio": "decreasing as eps -> 0"},
-        tolerance=f"{Z:g} SE for the direct checks (consistency); exact float64 inequalities for the bin formula; "
-                  "ratio strictly decreasing over eps = " + ", ".join(f"{x:g}" for x in a["eps_list"]),
+                  "bin-formula P-POTS / uniform (moment draws)": np.round(a["var_pots"] / a["var_uniform"], 4).tolist(),
+                  "EPR fit loses (var_EPR / var_P-POTS - 1, bins)": np.round(a["var_epr"] / a["var_pots"] - 1,
+                                                                             4).tolist()},
+        predicted={"mean": "unchanged", "var P-POTS": "below uniform at every eps",
+                   "ratio": "decreasing as eps -> 0", "direct draws": "= exact-in-t values"},
+        tolerance=f"{Z:g} SE: consistency of the direct draws with the exact-in-t values (combined SE of both "
+                  f"samples); {GAIN}; {STEP}",
         decisions=decisions, controls=controls,
-        stderr={"direct var P-POTS": e["meas_pots_se"], "direct var uniform": e["meas_uniform_se"],
+        stderr={"exact var uniform": [round(x["V_uniform_se"], 5) for x in ex],
+                "exact var P-POTS": [round(x["V_optimal_se"], 5) for x in ex],
+                "exact P-POTS / uniform": [round(x[1], 5) for x in ratio],
+                "direct var P-POTS": e["meas_pots_se"], "direct var uniform": e["meas_uniform_se"],
                 "means": [e["mean_pots_se"], e["mean_uniform_se"]]},
-        notes=_setting(meta) + f" p* is the bin optimum (prob_j ~ width_j sqrt(M2_j), {edges.size - 1} bins: "
-              "exact among piecewise-constant densities), chosen on the first moment draws and judged on "
-              "independent moment and direct draws. The paper's 7-parameter EPR form, fitted by KL to p*, loses "
-              "the fraction listed against the exact optimum. M2 is the full E[l^2|t].",
+        notes=_setting(meta) + f" Exact in t: {e['n_exact']} fresh sequences, all 2^L masks each; the only "
+              "randomness left is the sample of sequences (its jackknife SE). The paper reports accuracies, not a "
+              "variance ratio for its LLM runs, so the ratio is measured here, not compared with a number of the "
+              "paper. p ~ E[l^2|t] (the square) is no control: its variance equals the uniform one identically "
+              "(int M2 * int M2/M2 = (1 - eps) int M2). The direct draws use the 48-bin P-POTS density chosen on "
+              "separate moment draws. The bin draws' own ratio at eps = 1e-4 (0.63) lies below the exact 0.68: "
+              "i.i.d. draws under-sample the 1/t tail of E[l^2 | t] there; the exact values replace them in every "
+              "decision. The whole P-POTS gain at eps0 (about 0.06) is about 2 combined SE of the direct check (the "
+              "direct uniform variance is heavy-tailed), so that check's control is a density further off.",
         seeds={"chosen on": "moment_losses at eps_list[0] (the P-POTS bin probabilities)",
-               "judged on": "check_moment_losses and check_losses (independent draws)"})
+               "judged on": "exact_sums, check_losses and check_moment_losses (independent draws)"})
+
+
+ROUNDING = 1e3 * float(np.finfo(np.float64).eps)  # relative rounding of a float64 sum over ~10^3 terms
+OPTIMUM = (f"|V_p - V_p*| / SE <= {Z:g} (consistency with the exact optimum at {Z:g} SE; paired jackknife over the "
+           "enumerated sequences, t integrated exactly)")
+
+
+@ledger.claim("mdm_variance.pots_paper_estimator", source="Sec. 4.1 (P-POTS estimation: g and v per t from a "
+              "data points x c masks)",
+              statement="The paper's P-POTS density, p prop. sqrt(g(t)^2 + v(t)) with g the mean loss at t and v "
+                        "the mask variance within each x0 averaged over x0, lowers the variance below uniform t and "
+                        "is the variance-minimising density, at every eps.",
+              expected="fails",
+              why="exact in t on 512 sequences (quick), the paper's density lowers the variance below uniform at every "
+                  "eps (P-POTS / uniform 0.91, 0.81, 0.68 at eps = 1e-2, 1e-3, 1e-4) but does not reach the optimum: "
+                  "it leaves out Var_x0 E[l | x0, t] (the data part of E[l^2 | t]), and its variance exceeds the "
+                  "optimum's by about 1e-4 (0.015% of the variance, 0.15% of the gain), resolved at more than 3 SE. "
+                  "The loss is real and negligible in practice; the statement that the estimator is the optimum is "
+                  "what fails. More sequences (paper scale) resolve the excess further.",
+              reads=("mdm_variance_pots",))
+def _check_pots_paper(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["mdm_variance_pots"]
+    e = pots_estimates(a)
+    ex, eps = e["exact"], e["eps"]
+
+    def excess(name):
+        # SE floored at float64 rounding of the quadrature sums (about 10^3 nodes): an excess that is 0 up to
+        # rounding (the paper's density equal to p*) is consistent, not infinitely many SE away
+        out = [_jk(x, lambda d: d[f"V_{name}"] - d["V_optimal"]) for x in ex]
+        return [(v, max(s, ROUNDING * x["V_optimal"])) for (v, s), x in zip(out, ex)]
+
+    def worst_consistent(name, label):
+        vals = excess(name)
+        z = [abs(v) / s if s > 0 else (0.0 if v == 0 else math.inf) for v, s in vals]
+        j = int(np.argmax(z))
+        return ledger.check(f"{label} (largest: eps = {eps[j]:g})", bool(z[j] <= Z), z[j], Z, OPTIMUM)
+
+    decisions = [
+        _worst_eps("exact in t: the paper's density lowers the variance at every eps",
+                   [_jk(x, lambda d: d["V_uniform"] - d["V_paper"]) for x in ex], eps, 0.0, "above", GAIN),
+        worst_consistent("paper", "exact in t: the paper's density attains the optimum's variance at every eps"),
+    ]
+    controls = [
+        ledger.Control("uniform t under the 'attains the optimum' test",
+                       worst_consistent("uniform", "uniform attains the optimum")),
+        ledger.Control("p proportional to |E[l | t]| (v left out entirely) under the 'attains the optimum' test",
+                       worst_consistent("mean_only", "p ~ |E[l|t]| attains the optimum")),
+    ]
+    ex_paper = excess("paper")
+    return ledger.Evidence(
+        measured={"eps": eps, "exact var paper's density": [round(x["V_paper"], 6) for x in ex],
+                  "exact var optimum p*": [round(x["V_optimal"], 6) for x in ex],
+                  "excess paper - optimum": [float(v) for v, _ in ex_paper],
+                  "excess / SE": [float(v / s) if s > 0 else (0.0 if v == 0 else math.inf) for v, s in ex_paper],
+                  "share of the optimal gain attained": [
+                      float((x["V_uniform"] - x["V_paper"]) / (x["V_uniform"] - x["V_optimal"])) for x in ex]},
+        predicted={"var": "below uniform", "excess over the optimum": 0.0},
+        tolerance=f"{GAIN}; {OPTIMUM}",
+        decisions=decisions, controls=controls,
+        stderr={"excess paper - optimum": [float(s) for _, s in ex_paper]},
+        notes=_setting(meta) + f" Exact in t over {e['n_exact']} enumerated sequences. The paper's density is taken at "
+              "its population value (no finite-sample noise in g or v), so the gap measured is the estimator's "
+              "target, not its sampling error.")
+
+
+def synergy_estimates(a) -> dict:
+    """Bin-formula variances at ``eps_list[0]`` of standard t, P-POTS, each pairing (MIRROR, MultiSample-2)
+    and P-POTS with each pairing, from the draws ``pair_losses [G, n_b, b, 3]`` (one-mask loss, MIRROR's
+    partner, an independent partner), with the superadditivity ``S = V_P + V_pair - V_std - V_P+pair`` and
+    the change of P-POTS's ratio ``V_P+pair / V_pair - V_P / V_std``; SEs by the delete-one-block jackknife
+    over the G blocks (the same blocks left out of every term)."""
+    x = np.asarray(a["pair_losses"], np.float64)  # [G, n_b, b, 3]
+    edges, w = a["edges"], np.diff(a["edges"])
+    per = {"s": (x**2).mean(-1), "g": x.mean(-1), "M": ((x[..., 0] + x[..., 1]) / 2) ** 2,
+           "MS": ((x[..., 0] + x[..., 2]) / 2) ** 2}
+    tot = {k: v.sum((0, 1)) for k, v in per.items()}  # [b]
+    blk = {k: v.sum(1) for k, v in per.items()}  # [G, b]
+    n_all, n_b = x.shape[0] * x.shape[1], x.shape[1]
+
+    def values(m):
+        g = m["g"]
+        v = {"std": th.binned_is_variance(edges, w, m["s"], g), "P": th.binned_optimal_variance(edges, m["s"], g)}
+        for k in ("M", "MS"):
+            v[k] = th.binned_is_variance(edges, w, m[k], g)
+            v[f"P+{k}"] = th.binned_optimal_variance(edges, m[k], g)
+            v[f"S_{k}"] = v["P"] + v[k] - v["std"] - v[f"P+{k}"]
+            v[f"rel_{k}"] = v[f"P+{k}"] / v[k] - v["P"] / v["std"]
+        return v
+
+    full = values({k: t / n_all for k, t in tot.items()})
+    loo = [values({k: (tot[k] - blk[k][i]) / (n_all - n_b) for k in tot}) for i in range(x.shape[0])]
+    out = {k: float(v) for k, v in full.items()}
+    out.update({f"{k}_se": th.jackknife_se_of([d[k] for d in loo]) for k in full})
+    return out
+
+
+SUPER = f"S = V_P + V_pair - V_std - V_P+pair > 0 at {Z:g} SE (the drop of the combination above the sum of the drops)"
+
+
+@ledger.claim("mdm_variance.pots_mirror_synergy", source="Sec. 4 and Table 1 (P-POTS with MIRROR, '1 + 1 > 2')",
+              statement="P-POTS and MIRROR are superadditive ('1 + 1 > 2'): the drop of the loss variance under "
+                        "P-POTS + MIRROR exceeds the sum of the two methods' drops.",
+              expected={"quick": "inconclusive", "paper": "fails"},
+              why="at quick scale (eps = 1e-2, 48 bins x 2048 draws) the drops are 0.059 (P-POTS), 0.311 (MIRROR) and "
+                  "0.377 (both): superadditive by S = 0.0061 (4.9 SE). The control, two independent masks at the "
+                  "same cost, gives S = 0.0015 (1.3 SE): not rejected, so the check cannot yet tell MIRROR's synergy "
+                  "from a generic pairing. With a pair that scales the mask variance by the same factor at every t, "
+                  "the sign of S is set by where that variance sits relative to E[l | t] (here at small t, where the "
+                  "loss is lowest), not by the pairing. Paper scale (not run yet) has 32 times the draws, an SE about "
+                  "5.7 times smaller: the control's S = 0.0015 would then sit about 7 SE above 0, accepted, and the "
+                  "verdict 'fails' (superadditivity not specific to MIRROR); that is the expectation set there. The "
+                  "replication at seed offset 1 (another chain) already gives it: S = 0.0115 (11.9 SE) for MIRROR "
+                  "and 0.0057 (5.3 SE) for the control, verdict 'fails'.",
+              reads=("mdm_variance_pots",))
+def _check_synergy(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["mdm_variance_pots"]
+    v = synergy_estimates(a)
+
+    def z(key, kind, test, label):
+        return ledger.ztest(label, v[key], v[f"{key}_se"], 0.0, kind, Z, test)
+
+    decisions = [z("S_M", "above", SUPER, "MIRROR: drop of P-POTS + MIRROR > sum of the drops")]
+    controls = [ledger.Control("two independent masks (MultiSample-2: the same cost, pair correlation 0, the mask "
+                               "variance halved at every t) in MIRROR's place, under the superadditivity test",
+                               z("S_MS", "above", SUPER, "MultiSample-2: drop of P-POTS + MS-2 > sum of the drops"))]
+    keys = ("std", "P", "M", "P+M", "MS", "P+MS")
+    return ledger.Evidence(
+        measured={**{f"V {k}": round(v[k], 5) for k in keys},
+                  "drops P, MIRROR, P+MIRROR": [v["std"] - v["P"], v["std"] - v["M"], v["std"] - v["P+M"]],
+                  "S (MIRROR)": v["S_M"], "S (MS-2)": v["S_MS"],
+                  "P-POTS ratio before / after MIRROR": [v["P"] / v["std"], v["P+M"] / v["M"]],
+                  "P-POTS ratio after MS-2": v["P+MS"] / v["MS"],
+                  "ratio change after MIRROR / after MS-2 (not judged)": [v["rel_M"], v["rel_MS"]]},
+        predicted={"S": "> 0 (1 + 1 > 2)", "P-POTS ratio": "lower after MIRROR"},
+        tolerance=SUPER, decisions=decisions, controls=controls,
+        stderr={f"V {k}": round(v[f"{k}_se"], 5) for k in keys} | {"S (MIRROR)": v["S_M_se"],
+                                                                      "ratio change (MIRROR)": v["rel_M_se"]},
+        notes=_setting(meta) + f" eps = {float(a['eps_list'][0]):g}, {a['edges'].size - 1} bins of t; P-POTS is the "
+              "bin optimum of each estimator's own E[l^2 | t] (plug-in; the jackknife bias correction moves S by "
+              "about 4e-5, 1/30 SE). The paper's '1 + 1 > 2' is shown on accuracy (Table 1); on the chain it is "
+              "judged on the loss variance the methods target. P-POTS's ratio falls after either pairing, so that "
+              "part of the paper's explanation does not single MIRROR out; it is reported, not judged.")
+
 
 # ---------------------------------------------------------------------------------------------------
-# 5. StraTS and EMA (the claim's own draws, seeds shifted by the replication offset)
+# 5. StraTS (the claim's own draws, seeds shifted by the replication offset). The bin-wise EMA control
+# variate of Sec. 4.3 has no claim: its baseline is detached (as released), so the training gradient is the
+# raw one exactly and only the logged loss value changes; a claim about it could only restate stop_gradient.
 # ---------------------------------------------------------------------------------------------------
-
-
-def _paired_var_diff_se(x, y) -> float:
-    """Delete-one jackknife SE of ``Var(x) - Var(y)`` for paired samples (ddof 1, closed-form LOO)."""
-    def loo(v):
-        n = v.size
-        d = v - v.mean()
-        return (np.sum(d * d) - n * d * d / (n - 1)) / (n - 2)
-    diff = loo(np.asarray(x, np.float64)) - loo(np.asarray(y, np.float64))
-    n = diff.size
-    return float(math.sqrt((n - 1) / n * np.sum((diff - diff.mean()) ** 2)))
-
 
 STRATS = {"vocab": 8, "length": 16, "concentration": 0.3, "eps": 1e-2, "batch": 64, "n_rep": 1200, "n_masks": 2,
-          "seed": 5, "n_bins": 8, "rate": 0.05, "n_batches": 400, "bs": 64, "warmup": 20}
+          "seed": 5}
 
 
-def strats_ema_numbers(seed_offset: int = 0) -> dict:
-    """The StraTS and EMA measurements (:data:`STRATS`; root key ``STRATS["seed"] + seed_offset``):
-    ``nB`` and SE of a fixed batch's masking-rate noise under iid, stratified and batch-shared t; the
-    loss-value variances (raw, EMA-adjusted, EMA with the sign flipped) with paired SEs of the
-    differences; max |grad difference| of the EMA-adjusted and of the attached-baseline loss against
-    the raw one."""
+def strats_numbers(seed_offset: int = 0) -> dict:
+    """The StraTS measurements (:data:`STRATS`; root key ``STRATS["seed"] + seed_offset``): ``nB`` and SE
+    of a fixed batch's masking-rate noise under iid, stratified and batch-shared t."""
     c = STRATS
     with float64():
         key = jax.random.key(c["seed"] + int(seed_offset))
@@ -344,101 +548,43 @@ def strats_ema_numbers(seed_offset: int = 0) -> dict:
         iid = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 2), stratified=False, **kw)
         strat = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 3), stratified=True, **kw)
         shared = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 4), stratified=False, shared=True, **kw)
-        # EMA: a learnable context-free denoiser theta [L, V]; a stream of batches of (x0, t, mask).
-        theta = 0.1 * jax.random.normal(jax.random.fold_in(key, 5), (c["length"], c["vocab"]))
-        pos = jnp.arange(c["length"])
-
-        def losses(th_, x, t, m):
-            lp = jax.nn.log_softmax(th_, -1)[pos, x]
-            return jax.vmap(th.mdm_loss)(lp, t, m)
-
-        nb, bs, n_bins, eps = c["n_batches"], c["bs"], c["n_bins"], c["eps"]
-        data = th.sample_chain(jax.random.fold_in(key, 6), trans, init, nb * bs, c["length"])
-        ts = th.uniform_t(jax.random.fold_in(key, 7), (nb, bs), eps)
-        ms = jax.random.uniform(jax.random.fold_in(key, 8), (nb, bs, c["length"])) < ts[..., None]
-        data = data.reshape(nb, bs, -1)
-
-        def step(state, inp):
-            # the value stream uses the oracle MDM (B > 0; a context-free loss has E[l | t] flat, B = 0)
-            x, t, m = inp
-            raw = jax.vmap(fn)(x, t, m)
-            adj = th.ema_adjusted_loss(raw, t, state, eps=eps)
-            neg = th.ema_adjusted_loss(raw, t, state, eps=eps, coef=-1.0)
-            return th.ema_update(state, t, raw, eps=eps, rate=c["rate"]), (raw, adj, neg)
-
-        _, vals = jax.lax.scan(step, th.ema_init(n_bins), (data, ts, ms))
-        raw, adj, neg = (np.asarray(v[c["warmup"]:]).ravel() for v in vals)  # after the warm-up
-        state = th.ema_update(th.ema_init(n_bins), ts[0], losses(theta, data[0], ts[0], ms[0]), eps=eps,
-                              rate=c["rate"])
-        x, t, m = data[1], ts[1], ms[1]
-        g_raw = jax.grad(lambda p: jnp.mean(losses(p, x, t, m)))(theta)
-        g_adj = jax.grad(lambda p: jnp.mean(th.ema_adjusted_loss(losses(p, x, t, m), t, state, eps=eps)))(theta)
-
-        def attached(p):  # the baseline left in the graph (the batch's own per-bin mean, not detached)
-            lv = losses(p, x, t, m)
-            j = th.ema_bin(t, eps, n_bins)
-            bm = jax.ops.segment_sum(lv, j, n_bins) / jnp.maximum(jax.ops.segment_sum(jnp.ones_like(lv), j, n_bins), 1)
-            return jnp.mean(lv - bm[j])
-        g_att = jax.grad(attached)(theta)
     out = {f"nB_{k}": v["nB"] for k, v in (("iid", iid), ("strat", strat), ("shared", shared))}
     out.update({f"nB_{k}_se": v["nB_se"] for k, v in (("iid", iid), ("strat", strat), ("shared", shared))})
-    for k, v in (("raw", raw), ("adj", adj), ("neg", neg)):
-        out[f"var_{k}"], out[f"var_{k}_se"] = th.variance_with_se(v)
-    out["dvar_adj_se"], out["dvar_neg_se"] = _paired_var_diff_se(raw, adj), _paired_var_diff_se(raw, neg)
-    out["grad_diff_ema"] = float(np.max(np.abs(np.asarray(g_adj) - np.asarray(g_raw))))
-    out["grad_diff_attached"] = float(np.max(np.abs(np.asarray(g_att) - np.asarray(g_raw))))
     return out
 
 
-def decide_strats_ema(n: dict, seed_offset: int = 0) -> ledger.Evidence:
-    """The StraTS / EMA evidence from :func:`strats_ema_numbers`' measurements ``n``."""
+def decide_strats(n: dict, seed_offset: int = 0) -> ledger.Evidence:
+    """The StraTS evidence from :func:`strats_numbers`' measurements ``n``."""
     c = STRATS
     lowers_b = f"reduction of n B_batch > 0 at {Z:g} SE (normal z, jackknife over {c['n_rep']} replicates)"
-    lowers_v = f"reduction of the loss-value variance > 0 at {Z:g} SE (paired jackknife on the same loss samples)"
 
     def b_test(name, other):
         return ledger.ztest(name, n["nB_iid"] - n[f"nB_{other}"], math.hypot(n["nB_iid_se"], n[f"nB_{other}_se"]),
                             0.0, "above", Z, lowers_b)
 
-    grad = "max |grad(adjusted) - grad(raw)| == 0 (bitwise, float64)"
-    decisions = [
-        b_test("StraTS lowers the batch's masking-rate noise", "strat"),
-        ledger.ztest("EMA lowers the loss-value variance", n["var_raw"] - n["var_adj"], n["dvar_adj_se"], 0.0,
-                     "above", Z, lowers_v),
-        ledger.exact("EMA leaves the gradient unchanged", n["grad_diff_ema"], 0.0, grad),
-    ]
+    decisions = [b_test("StraTS lowers the batch's masking-rate noise", "strat")]
     controls = [
         ledger.Control("one t shared by the whole batch (marginally uniform, positively dependent: the opposite of "
                        "stratifying) under the 'lowers B' test", b_test("shared t lowers B", "shared")),
-        ledger.Control("the EMA baseline with the sign flipped (c_j = -1) under the 'lowers variance' test",
-                       ledger.ztest("flipped EMA lowers the variance", n["var_raw"] - n["var_neg"], n["dvar_neg_se"],
-                                    0.0, "above", Z, lowers_v)),
-        ledger.Control("the baseline kept in the graph (not detached) under the 'gradient unchanged' test",
-                       ledger.exact("attached baseline leaves the gradient unchanged", n["grad_diff_attached"], 0.0,
-                                    grad)),
     ]
     return ledger.Evidence(
         measured={"n B_batch iid t": n["nB_iid"], "n B_batch StraTS": n["nB_strat"],
-                  "n B_batch shared t": n["nB_shared"], "loss-value var raw": n["var_raw"],
-                  "loss-value var EMA-adjusted": n["var_adj"], "loss-value var EMA flipped": n["var_neg"],
-                  "max |grad diff| EMA": n["grad_diff_ema"]},
-        predicted={"StraTS": "lower B", "EMA": "lower loss-value variance, identical gradients"},
-        tolerance=f"{lowers_b}; {lowers_v}; gradients compared exactly",
-        decisions=decisions, controls=controls,
-        stderr={"n B_batch iid t": n["nB_iid_se"], "n B_batch StraTS": n["nB_strat_se"], "var raw": n["var_raw_se"],
-                "var adjusted": n["var_adj_se"], "var raw - adjusted": n["dvar_adj_se"]},
+                  "n B_batch shared t": n["nB_shared"]},
+        predicted={"StraTS": "lower B of the batch mean"},
+        tolerance=lowers_b, decisions=decisions, controls=controls,
+        stderr={"n B_batch iid t": n["nB_iid_se"], "n B_batch StraTS": n["nB_strat_se"],
+                "n B_batch shared t": n["nB_shared_se"]},
         notes=f"The claim's own draws (root key {c['seed']} + seed offset {seed_offset}): oracle MDM on a Markov "
               f"chain (V={c['vocab']}, L={c['length']}), a fixed batch of {c['batch']} sequences, {c['n_rep']} "
-              f"replicates, k = floor(sqrt({c['batch']})) strata, eps = {c['eps']}. EMA: {c['n_bins']} equal t-bins, "
-              f"rate {c['rate']}, c_j = 1; loss values of the oracle MDM over {c['n_batches']} batches of {c['bs']} "
-              f"(the first {c['warmup']} discarded as warm-up); gradients of a context-free softmax denoiser.")
+              f"replicates, k = floor(sqrt({c['batch']})) strata, eps = {c['eps']}. Each t stays marginally "
+              "uniform, so a single sample's B is unchanged; the batch mean's masking-rate noise is what falls.")
 
 
-@ledger.claim("mdm_variance.strats_ema", source="Sec. 4.3 (StraTS and the EMA control variate)",
-              statement="Stratified t (StraTS) lowers the masking-rate noise B of a batch; the bin-wise EMA control "
-                        "variate lowers the variance of the loss value and leaves the gradient exactly unchanged.")
-def _check_strats_ema(r: ledger.Reads) -> ledger.Evidence:
-    return decide_strats_ema(strats_ema_numbers(r.seed_offset), r.seed_offset)
+@ledger.claim("mdm_variance.strats", source="Sec. 4.3 (StraTS, stratified t-sampling)",
+              statement="Stratified t (StraTS: floor(sqrt(n)) equal strata, shuffled) lowers the masking-rate noise "
+                        "B of a batch's mean loss against iid t.")
+def _check_strats(r: ledger.Reads) -> ledger.Evidence:
+    return decide_strats(strats_numbers(r.seed_offset), r.seed_offset)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -468,53 +614,59 @@ def spread_decision(name: str, x, y, level: float = 0.95) -> ledger.Decision:
 @ledger.claim("mdm_variance.training_stability", source="Sec. 5, Table 1 (training stability at small scale)",
               statement="Small flax MDMs trained on real text from several seeds: P-POTS + MIRROR lowers the "
                         "gradient variance of the training estimator and the seed-to-seed spread of the final "
-                        "validation loss against standard training.",
-              expected={"quick": "inconclusive", "paper": "holds"},
-              why="with 4 seeds neither test can decide at quick scale (measured at 240 steps, batch 8, the P-POTS "
-                  "density fitted on a fifth, calibration seed): the gradient variance of the P-POTS + MIRROR "
-                  "estimator is lower on every seed (ratios 1.13-2.97, geometric mean 1.49) but the 4-seed Student-t "
-                  "interval of the log ratio (t = 3.18) is [-0.34, 1.14] and still spans 0; the seed sd of the final "
-                  "validation loss is 0.0070 (standard) vs 0.0109 (P-POTS + MIRROR), an F interval of [0.16, 38] "
-                  "for the variance ratio. An earlier longer quick run (400 steps, batch 16) gave gradient-variance "
-                  "ratios 1.6-3.6 but a LARGER spread for P-POTS + MIRROR (sd 0.026 vs 0.0019): the spread claim is "
-                  "not supported at this scale. The control (a thinned standard estimator, variance ratio 0.56) is "
-                  "rejected. The paper's 7-8 point gains come from 8B models and are not expected here; the ledger "
-                  "reports the paper scale as not measured until it is run.",
+                        "validation loss against training at the same cost without them (uniform t, two "
+                        "independent masks per sample: MultiSample-2).",
+              expected={"quick": "inconclusive", "paper": "inconclusive"},
+              why="quick (240 steps, batch 8, 4 seeds, the P-POTS density fitted on a fifth, calibration seed): "
+                  "against the compute-matched baseline (uniform t, two independent masks: MultiSample-2, two forward passes "
+                  "like MIRROR) the gradient-variance ratio MS-2 / (P-POTS + MIRROR) is 0.73, 2.36, 1.18, 0.93 per "
+                  "seed (geometric mean 1.17), a 4-seed Student-t interval of the log ratio of [-0.65, 0.97]; the "
+                  "seed sd of the final validation loss is 0.0074 (MS-2) vs 0.0109 (P-POTS + MIRROR), an F interval "
+                  "of [0.14, 34] for the variance ratio. Against the one-mask standard run (not cost-matched) the "
+                  "gradient-variance ratio is 1.49: most of that gain is the second forward pass (standard / MS-2 = "
+                  "1.27). The control (a thinned estimator, ratio 0.44) is rejected. Paper scale has not been run: "
+                  "no verdict is predicted there (the 7-8 point gains of the paper come from 8B models), so the "
+                  "expectation is 'inconclusive' until it is measured.",
               reads=("mdm_variance_training",))
 def _check_training(r: ledger.Reads) -> ledger.Evidence:
     a, meta = r["mdm_variance_training"]
-    fs, fp = a["standard_val_loss"][:, -1], a["pots_mirror_val_loss"][:, -1]
-    lr = np.log(a["grad_var_standard"]) - np.log(a["grad_var_pots_mirror"])
-    decisions = [ledger.paired("P-POTS + MIRROR lowers the gradient variance (per-seed log ratio > 0)", lr, 0.0,
-                               "above"),
-                 spread_decision("P-POTS + MIRROR lowers the seed spread of the final validation loss", fp, fs)]
-    thin = np.log(a["grad_var_standard"]) - np.log(a["grad_var_thinned"])
+    fs, fm, fp = (a[f"{m}_val_loss"][:, -1] for m in ("standard", "multisample2", "pots_mirror"))
+    lg = {m: np.log(a[f"grad_var_{m}"]) for m in ("standard", "multisample2", "pots_mirror", "thinned")}
+    lr = lg["multisample2"] - lg["pots_mirror"]
+    decisions = [ledger.paired("P-POTS + MIRROR lowers the gradient variance against MultiSample-2 at equal cost "
+                               "(per-seed log ratio > 0)", lr, 0.0, "above"),
+                 spread_decision("P-POTS + MIRROR lowers the seed spread of the final validation loss against "
+                                 "MultiSample-2", fp, fm)]
+    thin = lg["multisample2"] - lg["thinned"]
     controls = [ledger.Control(
         "the standard estimator with each masked token's term kept with probability 1/2 and doubled (unbiased, "
-        "more variance) under the same 'lowers the gradient variance' test",
+        "more variance) under the same 'lowers the gradient variance against MultiSample-2' test",
         ledger.paired("thinned estimator lowers the gradient variance (per-seed log ratio > 0)", thin, 0.0, "above"))]
-    dl = fp - fs
     n, c = len(fs), meta["config"]
+    gm = lambda x: float(np.exp(np.mean(x)))  # noqa: E731 - geometric mean over seeds
     return ledger.Evidence(
         measured={"final val loss standard (per seed)": np.round(fs, 4).tolist(),
+                  "final val loss MultiSample-2 (per seed)": np.round(fm, 4).tolist(),
                   "final val loss P-POTS+MIRROR (per seed)": np.round(fp, 4).tolist(),
-                  "seed sd standard / P-POTS+MIRROR": [float(np.std(fs, ddof=1)), float(np.std(fp, ddof=1))],
-                  "seed-variance ratio (P+M / std)": float(np.var(fp, ddof=1) / np.var(fs, ddof=1)),
-                  "grad-variance ratio std / P+M (geometric mean over seeds)": float(np.exp(np.mean(lr))),
-                  "grad-variance ratio std / thinned (geometric mean)": float(np.exp(np.mean(thin))),
-                  "loss-value variance ratio std / P+M": float(np.exp(np.mean(
-                      np.log(a["loss_var_standard"]) - np.log(a["loss_var_pots_mirror"])))),
-                  "mean final loss difference P+M - std": float(np.mean(dl)),
+                  "seed sd standard / MultiSample-2 / P-POTS+MIRROR": [float(np.std(x, ddof=1)) for x in (fs, fm, fp)],
+                  "seed-variance ratio (P+M / MS-2)": float(np.var(fp, ddof=1) / np.var(fm, ddof=1)),
+                  "grad-variance ratio MS-2 / P+M (geometric mean over seeds)": gm(lr),
+                  "grad-variance ratio standard / P+M (one mask, not compute-matched)":
+                      gm(lg["standard"] - lg["pots_mirror"]),
+                  "grad-variance ratio standard / MS-2": gm(lg["standard"] - lg["multisample2"]),
+                  "grad-variance ratio MS-2 / thinned (control)": gm(thin),
+                  "mean final loss difference P+M - MS-2": float(np.mean(fp - fm)),
                   "learned MDM A, B, C (val)": [float(a["learned_A"]), float(a["learned_B"]), float(a["learned_C"])]},
-        predicted={"gradient variance": "lower with P-POTS + MIRROR", "seed spread": "smaller"},
+        predicted={"gradient variance": "lower with P-POTS + MIRROR than MultiSample-2", "seed spread": "smaller"},
         tolerance="gradient variance: 95% Student-t interval of the per-seed log ratio above 0 (statsmodels); "
                   "spread: 95% F interval of the ratio of seed variances below 1 (holds), above 1 (fails), else "
                   "inconclusive",
         decisions=decisions, controls=controls,
         stderr={"log grad-variance ratio": float(np.std(lr, ddof=1) / math.sqrt(n)),
-                "loss difference": float(np.std(dl, ddof=1) / math.sqrt(n))},
-        notes=_setting(meta) + f" {n} seeds x {c['steps']} steps, d_model {c['d_model']}; the three estimators' "
-              "gradient variance measured at the same (final standard) parameters with the same (x0, t, mask) "
-              "draws. P-POTS + MIRROR costs two forward passes per sample.",
+                "loss difference": float(np.std(fp - fm, ddof=1) / math.sqrt(n))},
+        notes=_setting(meta) + f" {n} seeds x {c['steps']} steps, d_model {c['d_model']}; the estimators' "
+              "gradient variance measured at the same (final standard) parameters with the same (x0, t, first "
+              "mask) draws. P-POTS + MIRROR and MultiSample-2 both cost two forward passes per sample; the "
+              "one-mask standard run is reported, not judged.",
         seeds={"chosen on": f"seed index {n} (calibration run: the P-POTS density)",
                "judged on": f"seed indices 0..{n - 1}"})

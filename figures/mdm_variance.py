@@ -34,8 +34,10 @@ def plot_pots(a: dict, meta: dict):
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 4))
     e = a["edges"]
     mid = 0.5 * (e[1:] + e[:-1])
-    ax1.plot(mid, np.sqrt(a["m2"]), "o-", ms=3, label="sqrt E[l²|t] (measured)")
-    ax1.plot(mid, a["g"], "s-", ms=3, label="g(t) = E[l|t]")
+    ax1.plot(mid, np.sqrt(a["m2"]), "o", ms=3, label="sqrt E[l²|t] (bin draws)")
+    ax1.plot(mid, a["g"], "s", ms=3, label="g(t) = E[l|t] (bin draws)")
+    ax1.plot(a["exact_t"], np.sqrt(a["exact_m2"]), "k-", lw=1, label="exact in t (masks enumerated)")
+    ax1.plot(a["exact_t"], a["exact_g"], "k--", lw=1)
     ax1.set_xscale("log")
     ax1.set_xlabel("t")
     ax1.legend(fontsize=8)
@@ -50,14 +52,18 @@ def plot_pots(a: dict, meta: dict):
     ax2.legend(fontsize=8)
     ax2.set_title("sampling densities", fontsize=9)
     eps = a["eps_list"]
-    ax3.plot(eps, a["var_pots"] / a["var_uniform"], "o-", label="P-POTS / uniform")
-    ax3.plot(eps, a["var_epr"] / a["var_uniform"], "s--", label="EPR / uniform")
+    ax3.plot(eps, a["exact_var_optimal"] / a["exact_var_uniform"], "k-", label="P-POTS / uniform (exact in t)")
+    ax3.plot(eps, a["exact_var_paper"] / a["exact_var_uniform"], "x", color="C3", ms=8,
+             label="paper's sqrt(g² + v_within) / uniform (exact)")
+    ax3.plot(eps, a["var_pots"] / a["var_uniform"], "o", label="P-POTS / uniform (48 bins, bin draws)")
+    ax3.plot(eps, a["var_epr"] / a["var_uniform"], "s--", label="EPR / uniform (bins)")
     ax3.set_xscale("log")
     ax3.set_xlabel("eps (t >= eps)")
     ax3.set_ylabel("variance ratio")
     ax3.legend(fontsize=8)
-    ax3.set_title(f"direct check eps={eps[0]:g}: P-POTS {float(a['meas_pots']):.3f}±{float(a['meas_pots_se']):.3f}"
-                  f" vs formula {float(a['pred_pots']):.3f}", fontsize=9)
+    ax3.set_title(f"direct draws eps={eps[0]:g}: P-POTS bins {float(a['meas_pots']):.3f}±"
+                  f"{float(a['meas_pots_se']):.3f}, uniform {float(a['meas_uniform']):.3f}±"
+                  f"{float(a['meas_uniform_se']):.3f}", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -90,23 +96,27 @@ def plot_mirror(a: dict, meta: dict):
 
 
 def plot_training(a: dict, meta: dict):
-    """Validation MDM loss against steps for every seed, standard vs P-POTS + MIRROR."""
+    """Validation MDM loss against steps for every seed: standard (one mask), MultiSample-2 (two
+    independent masks, MIRROR's cost) and P-POTS + MIRROR."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     steps = a["steps"]
-    for m, c in (("standard", "C0"), ("pots_mirror", "C3")):
+    methods = (("standard", "C0", "standard (1 mask)"), ("multisample2", "C2", "MultiSample-2 (2 masks)"),
+               ("pots_mirror", "C3", "P-POTS + MIRROR (2 masks)"))
+    for j, (m, c, lab) in enumerate(methods):
         v = a[f"{m}_val_loss"]
         for i, row in enumerate(v):
-            ax1.plot(steps[1:], row[1:], color=c, alpha=0.7, label=m.replace("_", " + ") if i == 0 else None)
-        ax2.plot(np.full(v.shape[0], 0 if m == "standard" else 1), v[:, -1], "o", color=c)
+            ax1.plot(steps[1:], row[1:], color=c, alpha=0.7, label=lab if i == 0 else None)
+        ax2.plot(np.full(v.shape[0], j), v[:, -1], "o", color=c)
     ax1.set_xlabel("step")
     ax1.set_ylabel("validation MDM loss (nats/char)")
     ax1.legend(fontsize=8)
-    ax2.set_xticks([0, 1], ["standard", "P-POTS + MIRROR"])
-    ax2.set_xlim(-0.5, 1.5)
+    ax2.set_xticks(range(len(methods)), [lab.replace(" (", "\n(") for _, _, lab in methods], fontsize=8)
+    ax2.set_xlim(-0.5, len(methods) - 0.5)
     ax2.set_ylabel("final validation loss per seed")
-    g = np.exp(np.mean(np.log(a["grad_var_standard"]) - np.log(a["grad_var_pots_mirror"])))
+    gm = lambda x, y: np.exp(np.mean(np.log(a[f"grad_var_{x}"]) - np.log(a[f"grad_var_{y}"])))  # noqa: E731
     c = meta["config"]
-    ax2.set_title(f"gradient variance std / P+M = {g:.2f} (geo. mean over seeds)", fontsize=9)
+    ax2.set_title(f"gradient variance (geo. mean over seeds): MS-2 / P+M = {gm('multisample2', 'pots_mirror'):.2f}, "
+                  f"std / P+M = {gm('standard', 'pots_mirror'):.2f}", fontsize=9)
     fig.suptitle(f"small MDMs on stdlib source: {c['n_seeds']} seeds, {c['steps']} steps, d_model {c['d_model']}",
                  fontsize=10)
     fig.tight_layout()

@@ -6,12 +6,13 @@ Experiments (``paper_configs/mdm_variance_*.yaml``):
   with the exact denoiser (oracle) and with a chain estimated from a few samples (learned), against the
   flat i.i.d. variance; the exact NELBO identity per sequence.
 - ``pots``: per-bin E[l | t] and E[l^2 | t] of the oracle MDM, the P-POTS density, the paper's fitted
-  EPR form, the variances under uniform / P-POTS / EPR sampling for several eps, and a direct
-  importance-sampling check.
+  EPR form, the variances under uniform / P-POTS / EPR sampling for several eps, a direct
+  importance-sampling check, and the exact-in-t moments of fresh sequences (all 2^L masks enumerated).
 - ``mirror``: MIRROR's A ratio and pair correlation against t (oracle and context-free), MultiSample-2 at
   equal cost, and the decomposition under each pairing.
 - ``training``: small flax transformer MDMs on the Python standard library's source (characters, read at
-  run time) from several seeds, standard vs P-POTS + MIRROR: validation NELBO and gradient variance.
+  run time) from several seeds, standard (one mask), standard with two independent masks (MultiSample-2,
+  MIRROR's cost) and P-POTS + MIRROR: validation NELBO and gradient variance.
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ class PotsParams(ChainParams):
     n_pool: int = param(8192, ge=1, doc="chain sequences x0 is drawn from")
     n_check: int = param(40000, ge=3, doc="direct importance-sampling draws at eps_list[0]")
     epr_restarts: int = param(8, ge=1)
+    n_exact_seqs: int = param(512, ge=16, doc="fresh sequences whose 2^L masks are enumerated (exact in t)")
 
 
 def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
@@ -187,6 +189,15 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
       moment_losses [G, e, b, n_per_bin // G]: the per-bin draws behind g, m2 (G = 16 blocks: seed axis).
       check_moment_losses [G, b, n_per_bin // G]: the independent moment draws behind pred_*.
       check_losses [G, 2, n_check // G]: the direct draws (uniform, P-POTS) behind meas_*, mean_*.
+      exact_sums [G, n_exact_seqs // G, 2, L + 1]: per fresh sequence, the sums over all masks of each size
+        of the masked log-loss and of its square (:func:`theory.mdm_variance.exact_mask_sums`), from which
+        :func:`theory.mdm_variance.pots_exact` gives every variance exactly in t (G = 16 blocks: seed axis).
+      exact_var_uniform, exact_var_optimal, exact_var_paper [e]: those variances on all the sequences, for
+        uniform t, p* and the paper's density sqrt(g^2 + within-x0 v) (for the figure; claims use the blocks).
+      exact_t [200], exact_g [200], exact_m2 [200]: E[l | t] and E[l^2 | t] exactly in t on a log grid.
+      pair_losses [G, n_per_bin // G, b, 3]: at eps_list[0], per bin of ``edges`` and draw (x0 from the pool,
+        t uniform in the bin, one U per token), the losses of mask {U < t}, of MIRROR's partner {U > 1 - t}
+        and of an independent mask {U' < t} (MultiSample-2's partner): P-POTS with and without each pairing.
     """
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
@@ -239,8 +250,55 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
         return {k: np.asarray(v) for k, v in res.items()}
 
     out.update(ctx.parts.get("check", check))
+
+    def exact():
+        xs = _sample(p, seed, 5, p.n_exact_seqs, trans, init)
+        pw = th.chain_powers(trans, p.length)
+        one = lambda x: th.exact_mask_sums(  # noqa: E731
+            lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw), x)
+        sums = jax.jit(lambda xx: jax.lax.map(one, xx))(jnp.asarray(xs))
+        return {"exact_sums": _blocks(np.asarray(sums, np.float64), 0)}
+
+    out.update(ctx.parts.get("exact", exact))
+    pooled = out["exact_sums"].reshape(-1, *out["exact_sums"].shape[2:])
+    for i, eps in enumerate(p.eps_list):
+        ex = th.pots_exact(pooled, eps)
+        for k in ("uniform", "optimal", "paper"):
+            out.setdefault(f"exact_var_{k}", np.zeros(len(p.eps_list)))[i] = ex[f"V_{k}"]
+
+    def synergy():
+        ls = _binned_pairs(fn, pool, jax.random.fold_in(key, 3000), edges, p.n_per_bin)
+        return {"pair_losses": _blocks(np.moveaxis(ls, 1, 0), 0)}
+
+    out.update(ctx.parts.get("synergy", synergy))
+    out["exact_t"] = np.geomspace(p.eps_list[0], 1.0, 200)
+    g, m2 = th.exact_t_moments(pooled, out["exact_t"])
+    out["exact_g"], out["exact_m2"] = g.mean(0), m2.mean(0)
+    ctx.summary["exact_pots_over_uniform"] = (out["exact_var_optimal"] / out["exact_var_uniform"]).tolist()
     ctx.summary["pots_over_uniform"] = (out["var_pots"] / out["var_uniform"]).tolist()
     return out
+
+
+def _binned_pairs(loss_fn, data, key, edges, n_per_bin: int) -> np.ndarray:
+    """``[b, n_per_bin, 3]`` float64 losses per bin of ``edges``: x0 uniform over the rows of ``data``, t
+    uniform in the bin, one U per token; columns: mask {U < t}, MIRROR's partner {U > 1 - t}, an independent
+    mask {U' < t}. Sec. 4.1-4.2 (P-POTS with MIRROR or MultiSample-2)."""
+    data = jnp.asarray(data)
+    e = jnp.asarray(np.asarray(edges, np.float64))
+    nb, length = e.shape[0] - 1, data.shape[1]
+
+    @jax.jit
+    def fn():
+        kx, kt, ku, kv = jax.random.split(key, 4)
+        rows = jax.random.randint(kx, (nb, n_per_bin), 0, data.shape[0])
+        t = e[:-1, None] + (e[1:] - e[:-1])[:, None] * jax.random.uniform(kt, (nb, n_per_bin))
+        u = jax.random.uniform(ku, (nb, n_per_bin, length))
+        v = jax.random.uniform(kv, (nb, n_per_bin, length))
+        per = jax.vmap(jax.vmap(loss_fn))
+        x, t3 = data[rows], t[..., None]
+        return jnp.stack([per(x, t, u < t3), per(x, t, u > 1.0 - t3), per(x, t, v < t3)], -1)
+
+    return np.asarray(fn(), np.float64)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -398,33 +456,38 @@ def _model_token_logp(model, params, x0, mask) -> jax.Array:
     return jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
 
 
-METHODS_TRAIN = ("standard", "pots_mirror")
-# Estimators whose one-sample gradient variance is measured: the two trained ones and the control, the
+# "multisample2": t ~ U[eps, 1] and two independent masks averaged, two forward passes per sample: the
+# compute-matched baseline of MIRROR's pair (Sec. 4.2 compares MIRROR with one mask; at equal cost the
+# fair baseline draws the second mask independently).
+METHODS_TRAIN = ("standard", "multisample2", "pots_mirror")
+# Estimators whose one-sample gradient variance is measured: the three trained ones and the control, the
 # standard estimator with each masked token's term kept with probability 1/2 and doubled (unbiased, and
 # its variance exceeds the standard one's by the added thinning noise: just outside "lowers variance").
 GRAD_METHODS = METHODS_TRAIN + ("thinned",)
 
 
 def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
-    """Seeds x {standard, P-POTS + MIRROR} small MDMs on stdlib source; validation NELBO and gradient variance.
+    """Seeds x {standard, MultiSample-2, P-POTS + MIRROR} small MDMs on stdlib source; validation NELBO and
+    gradient variance.
 
     Source: Sec. 4.1, 4.2 and 5 (Table 1's setting at CPU scale),
     ``paper_configs/mdm_variance_training.yaml``. Data: :func:`stdlib_text`, the last ``p.val_frac`` held
     out; random windows of ``p.seq_len`` characters. AdamW (lr ``p.lr``, clip 1.0, linear decay to 0),
     batch ``p.batch`` windows, ``p.steps`` steps; seed i starts from the same init and sees the same
-    windows under both methods (paired). ``standard``: t ~ U[eps, 1], one mask. ``pots_mirror``: t from
-    the P-POTS bin density (weights u/p(t)) and MIRROR's complementary pair (two forward passes);
+    windows under every method (paired). ``standard``: t ~ U[eps, 1], one mask. ``multisample2``: t ~
+    U[eps, 1], the mean over two independent masks (two forward passes, MIRROR's cost). ``pots_mirror``: t
+    from the P-POTS bin density (weights u/p(t)) and MIRROR's complementary pair (two forward passes);
     the density is estimated once, before its runs (as the paper fits it once from the model it
     fine-tunes), from the final model of one more standard run, seed index ``p.n_seeds`` (the
     calibration seed), disjoint from the seeds 0..n_seeds-1 that are compared. Validation: the MDM loss on ``p.val_windows``
     windows with ``p.val_draws`` fixed (t, mask) draws each (common random numbers across runs).
 
     Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``):
-      methods [2]; steps [e + 1]: step of each evaluation (0 first).
+      methods [3]; steps [e + 1]: step of each evaluation (0 first).
       {method}_val_loss [s, e + 1]: validation MDM loss (nats per character).
-      grad_var_{m} [s] for m in GRAD_METHODS (standard, pots_mirror, thinned): trace of the covariance of
-        the one-sample gradient estimator, at the final standard model of each seed (same parameters and
-        the same (x0, t, mask) draws across methods: paired, common random numbers).
+      grad_var_{m} [s] for m in GRAD_METHODS (standard, multisample2, pots_mirror, thinned): trace of the
+        covariance of the one-sample gradient estimator, at the final standard model of each seed (same
+        parameters and the same (x0, t, first mask) draws across methods: paired, common random numbers).
       loss_var_{m} [s]: variance of the one-sample loss value, same setting.
       pots_edges [b + 1], pots_probs [b], pots_m2 [b]: the P-POTS density used (calibration seed).
       learned_A, learned_B, learned_C, learned_total and ``_se`` []: decomposition of the calibration
@@ -458,11 +521,14 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
         kx, kt, km = jax.random.split(key, 3)
         x0 = windows(kx, 1)[0]
         fn = _model_loss_fn(model, params)
-        if method in ("standard", "thinned"):
+        if method in ("standard", "multisample2", "thinned"):
             t = th.uniform_t(kt, (), p.eps)
             m = jax.random.uniform(km, (L,)) < t
             if method == "standard":
                 return fn(x0, t, m)
+            if method == "multisample2":
+                m2 = jax.random.uniform(jax.random.fold_in(km, 2), (L,)) < t
+                return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
             keep = jax.random.uniform(jax.random.fold_in(km, 1), (L,)) < 0.5
             return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
         t, w = sampler(kt, ())
@@ -512,13 +578,14 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     probs = th.pots_bin_probs(edges, mom["m2"])
     sampler = th.binned_sampler(edges, probs)
     _, pm_vals = train_runs("pots_mirror", sampler, p.n_seeds)
+    _, ms_vals = train_runs("multisample2", None, p.n_seeds)
     gkey = jax.random.fold_in(jax.random.key(seed), 99)
     gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
         std_params, jnp.arange(p.n_seeds)) for m in GRAD_METHODS}
     dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
                        n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
-           "standard_val_loss": std_vals, "pots_mirror_val_loss": pm_vals,
+           "standard_val_loss": std_vals, "pots_mirror_val_loss": pm_vals, "multisample2_val_loss": ms_vals,
            "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}
     for m in GRAD_METHODS:
         out[f"grad_var_{m}"] = np.asarray(gv[m][0])
@@ -532,8 +599,8 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
 EXPERIMENTS = {
     "decomposition": cli.Experiment(DecompositionParams, run_decomposition,
                                     seed_axes={"nested_stats": 0, "direct_losses": 0}),
-    "pots": cli.Experiment(PotsParams, run_pots,
-                           seed_axes={"moment_losses": 0, "check_moment_losses": 0, "check_losses": 0}),
+    "pots": cli.Experiment(PotsParams, run_pots, seed_axes={
+        "moment_losses": 0, "check_moment_losses": 0, "check_losses": 0, "exact_sums": 0, "pair_losses": 0}),
     "mirror": cli.Experiment(MirrorParams, run_mirror, seed_axes={
         **{f"{m}_{pr}_rows": 0 for m in PAIR_MODELS for pr in ("mirror", "multisample2")},
         "oracle_positive_rows": 0, "dec_stats": 0}),

@@ -239,10 +239,15 @@ def test_experiments_run_at_toy_size(toy_ctx):
     assert out["oracle_mirror_ratio"].shape == (2,) and out["dec_A"].shape == (3,)
     assert out["oracle_positive_rows"].shape == (8, 2, 1, 3) and out["dec_stats"].shape == (8, 3, 1, 3)
     p = sim.PotsParams(vocab=4, length=6, eps_list=(0.1, 0.01), n_bins=4, n_per_bin=16, n_pool=32, n_check=64,
-                       epr_restarts=1)
+                       epr_restarts=1, n_exact_seqs=32)
     out = sim.run_pots(p, toy_ctx(p, "mdm_variance", "pots"))
     assert np.all(out["var_pots"] <= out["var_uniform"] + 1e-12)
     assert out["moment_losses"].shape == (16, 2, 4, 1) and out["check_losses"].shape == (16, 2, 4)
+    assert out["exact_sums"].shape == (16, 2, 2, 7) and out["pair_losses"].shape == (16, 1, 4, 3)
+    assert np.all(out["exact_var_optimal"] <= out["exact_var_paper"]) and np.all(
+        out["exact_var_paper"] < out["exact_var_uniform"])
+    # the empty mask (k = 0) has no masked token: its sums are exactly 0
+    assert np.all(out["exact_sums"][..., 0, 0] == 0)
 
 
 @pytest.mark.slow
@@ -253,3 +258,4 @@ def test_training_runs_at_toy_size(toy_ctx):
     out = sim.run_training(p, toy_ctx(p, "mdm_variance", "training"))
     assert out["standard_val_loss"].shape == (2, 3) and np.all(np.isfinite(out["pots_mirror_val_loss"]))
     assert out["grad_var_thinned"].shape == (2,) and np.all(out["grad_var_thinned"] > 0)
+    assert out["multisample2_val_loss"].shape == (2, 3) and np.all(out["grad_var_multisample2"] > 0)

@@ -48,6 +48,9 @@ def test_nested_estimates_and_jackknife_by_deletion():
         assert r[key] == pytest.approx(want[key], rel=1e-10)
         assert r[f"{key}_se"] == pytest.approx(_jackknife(x, lambda v, key=key: _abc(v)[key]), rel=1e-10)
     assert r["total_se"] == pytest.approx(_jackknife(x, lambda v: sum(_abc(v).values())), rel=1e-10)
+    assert r["A_minus_BC"] == pytest.approx(want["A"] - want["B"] - want["C"], rel=1e-10)
+    dom = lambda v: _abc(v)["A"] - _abc(v)["B"] - _abc(v)["C"]  # noqa: E731
+    assert r["A_minus_BC_se"] == pytest.approx(_jackknife(x, dom), rel=1e-10)
     # the plug-in total (no bias corrections): mean s2_K + mean s2_t(g) + s2_x(G)
     g = x.mean(2)
     naive = (statistics.fmean(x.var(2, ddof=1).ravel()) + statistics.fmean(g.var(1, ddof=1))
@@ -231,3 +234,109 @@ def test_binned_is_variance_by_quadrature():
     assert th.binned_optimal_variance(edges, m2, g) == pytest.approx(opt, rel=1e-9)
     rng = np.random.default_rng(1)
     assert all(opt <= direct(rng.random(6) + 0.05) for _ in range(5))
+
+
+# ---------------------------------------------------------------------------------------------------
+# P-POTS exactly in t
+# ---------------------------------------------------------------------------------------------------
+
+
+def _brute_moments(logp_fn, x0, t):
+    """E[l | x0, t] and E[l^2 | x0, t] by a loop over all 2^L masks with probability t^k (1-t)^(L-k)."""
+    import itertools
+    length = len(x0)
+    g = m2 = 0.0
+    for bits in itertools.product((False, True), repeat=length):
+        m = np.array(bits)
+        k = int(m.sum())
+        lp = np.asarray(logp_fn(jnp.asarray(x0), jnp.asarray(m)))
+        loss = -float(lp[m].sum()) / (length * t)
+        pr = t**k * (1 - t) ** (length - k)
+        g, m2 = g + pr * loss, m2 + pr * loss * loss
+    return g, m2
+
+
+def test_exact_t_moments_by_mask_loop():
+    """The exact-in-t moments of the chain oracle against a loop over every mask, at three rates, to 1e-12
+    relative (float64 sums of 2^5 terms)."""
+    trans, init = th.random_chain(jax.random.key(3), 4, 0.5)
+    x0 = np.asarray(th.sample_chain(jax.random.key(4), trans, init, 1, 5)[0])
+    fn = lambda x, m: th.oracle_token_logprobs(trans, init, x, m)  # noqa: E731
+    sums = np.asarray(th.exact_mask_sums(fn, jnp.asarray(x0)))
+    ts = np.array([0.03, 0.4, 0.9])
+    g, m2 = th.exact_t_moments(sums, ts)
+    for j, t in enumerate(ts):
+        bg, bm = _brute_moments(fn, x0, t)
+        assert g[j] == pytest.approx(bg, rel=1e-12) and m2[j] == pytest.approx(bm, rel=1e-12)
+
+
+def test_t_quadrature_against_beta_integrals():
+    """int_eps^1 t^(k-1) (1-t)^(L-k) dt (closed form: incomplete Beta) and int t^-1 (1-t)^(L-1) dt (binomial
+    expansion), to 1e-12 relative: the rule that every exact variance uses."""
+    import math
+    from scipy import special
+    length = 16
+    for eps in (1e-2, 1e-4):
+        t, w = th.t_quadrature(eps, breaks=th.t_bin_edges(eps, 8))
+        for k in range(1, length + 1):
+            exact = special.beta(k, length - k + 1) * special.betaincc(k, length - k + 1, eps)
+            assert np.sum(w * t ** (k - 1) * (1 - t) ** (length - k)) == pytest.approx(exact, rel=1e-12)
+        inv = -math.log(eps) + sum(math.comb(length - 1, j) * (-1) ** j * (1 - eps**j) / j for j in range(1, length))
+        assert np.sum(w * (1 - t) ** (length - 1) / t) == pytest.approx(inv, rel=1e-12)
+
+
+def _fake_sums(rng, n, length=5):
+    """Exact sums of losses s(m) = sum_{i in m} c_i (1 + k / L) with random per-sequence c (mask enumeration)."""
+    import itertools
+    out = np.zeros((n, 2, length + 1))
+    for i in range(n):
+        c = 1.0 + rng.random(length)
+        for bits in itertools.product((0, 1), repeat=length):
+            k = sum(bits)
+            s = float(np.dot(bits, c)) * (1 + k / length)
+            out[i, 0, k] += s
+            out[i, 1, k] += s * s
+    return out
+
+
+def test_pots_exact_by_scipy_quadrature_and_deletion():
+    """pots_exact against scipy.integrate.quad of its defining integrals (uniform, optimum, the paper's
+    density) to 1e-8 relative, the identity V(p ~ M2) = V(uniform), the optimum below every other density,
+    and the jackknife SE against deletion from scratch."""
+    from scipy import integrate
+
+    rng = np.random.default_rng(7)
+    sums = _fake_sums(rng, 6)
+    eps = 0.02
+    u = 1 / (1 - eps)
+    r = th.pots_exact(sums, eps)
+
+    def mom(t):
+        g, m2 = th.exact_t_moments(sums, np.array([t]))
+        return g[:, 0], m2[:, 0]
+
+    def quad(f):
+        return integrate.quad(f, eps, 1, epsrel=1e-12, limit=200)[0]
+
+    big_m2 = lambda t: mom(t)[1].mean()  # noqa: E731
+    big_g = lambda t: mom(t)[0].mean()  # noqa: E731
+    paper = lambda t: np.sqrt(big_g(t) ** 2 + (mom(t)[1] - mom(t)[0] ** 2).mean())  # noqa: E731
+    mu = u * quad(big_g)
+    assert r["mu"] == pytest.approx(mu, rel=1e-9)
+    assert r["V_uniform"] == pytest.approx(u * quad(big_m2) - mu**2, rel=1e-8)
+    assert r["V_optimal"] == pytest.approx(u**2 * quad(lambda t: np.sqrt(big_m2(t))) ** 2 - mu**2, rel=1e-8)
+    assert r["V_paper"] == pytest.approx(u**2 * quad(paper) * quad(lambda t: big_m2(t) / paper(t)) - mu**2, rel=1e-8)
+    assert r["V_square"] == pytest.approx(r["V_uniform"], rel=1e-12)
+    assert all(r["V_optimal"] <= r[f"V_{k}"] for k in th.POTS_DENSITIES)
+    se = _jackknife(sums, lambda s: th.pots_exact(s, eps)["V_optimal"] / th.pots_exact(s, eps)["V_uniform"])
+    assert th.jackknife_se_of(r["loo"]["V_optimal"] / r["loo"]["V_uniform"]) == pytest.approx(se, rel=1e-9)
+
+
+def test_pots_exact_refuses_bad_input():
+    sums = _fake_sums(np.random.default_rng(0), 3)
+    with pytest.raises(ValueError, match="eps"):
+        th.pots_exact(sums, 0.0)
+    with pytest.raises(ValueError, match="n >= 3"):
+        th.pots_exact(sums[:2], 0.01)
+    with pytest.raises(ValueError, match="cover"):
+        th.pots_exact(sums, 0.01, bin_edges=np.array([0.02, 0.5, 1.0]), bin_probs=np.array([0.5, 0.5]))

@@ -14,6 +14,10 @@ Conventions (``/work/shared/papers/mdm_variance.md``, sections 1-4 and 7, whose 
   ``A = E_{x0,t} Var(l | x0, t)``, ``B = E_x0 Var_t E(l | x0, t)``, ``C = Var_x0 E(l | x0)``.
   :func:`decompose` estimates each one without bias by nested Monte Carlo (section 7) with delete-one
   jackknife standard errors over the data points (keys ``A_se``, ``B_se``, ``C_se``, ``total_se``).
+* P-POTS exactly in t: :func:`exact_mask_sums` enumerates the 2^L masks of a sequence once, which makes
+  E[l | x0, t] and E[l^2 | x0, t] polynomials in t (:func:`exact_t_moments`); :func:`pots_exact` then
+  integrates the importance-sampling variance of any t-density by Gauss-Legendre (:func:`t_quadrature`),
+  so only the sample of sequences is random (jackknife SEs over it).
 * Variance estimates are two-pass (centred) in float64, never ``E[x^2] - mean^2``.
 
 Everything here is pure JAX/numpy/scipy; the flax denoiser lives in ``sims/mdm_variance.py``.
@@ -372,7 +376,8 @@ def nested_stats(losses) -> np.ndarray:
 
 def nested_estimates_from_stats(stats, n_t: int, n_masks: int) -> dict[str, float]:
     """:func:`nested_estimates` from the per-point statistics ``stats [n, 3]`` of :func:`nested_stats`
-    (``n_t`` t-values and ``n_masks`` masks per point). Raises ValueError: n < 3 or non-finite stats."""
+    (``n_t`` t-values and ``n_masks`` masks per point); also ``A_minus_BC = A - B - C`` with its joint
+    jackknife SE ``A_minus_BC_se``. Raises ValueError: n < 3 or non-finite stats."""
     st = np.asarray(stats, np.float64)
     if st.ndim != 2 or st.shape[1] != 3 or st.shape[0] < 3 or not np.all(np.isfinite(st)):
         raise ValueError(f"stats must be [n >= 3, 3] and finite, got shape {st.shape}")
@@ -389,9 +394,11 @@ def nested_estimates_from_stats(stats, n_t: int, n_masks: int) -> dict[str, floa
     s2_l = (q - n * d * d / (n - 1)) / (n - 2)
     loo = {"A": a_l, "B": b_l - a_l / k, "C": s2_l - b_l / nt}
     loo["total"] = loo["A"] + loo["B"] + loo["C"]
+    loo["A_minus_BC"] = loo["A"] - loo["B"] - loo["C"]
     est["naive_total"] = a + bm + s2
     loo["naive_total"] = a_l + b_l + s2_l
     est["total"] = est["A"] + est["B"] + est["C"]
+    est["A_minus_BC"] = est["A"] - est["B"] - est["C"]
     out: dict[str, float] = {key: float(v) for key, v in est.items()}
     out.update({f"{key}_se": _jackknife_se(v) for key, v in loo.items()})
     out.update(naive_B=float(bm), naive_C=float(s2), n=n, n_t=nt, n_masks=k)
@@ -772,6 +779,151 @@ def epr_bin_probs(edges, params, points_per_bin: int = 16) -> np.ndarray:
     vals = epr_unnormalised(mid[:, None] + half[:, None] * x[None], params)
     p = (vals * w[None]).sum(1) * half
     return p / p.sum()
+
+
+# ---------------------------------------------------------------------------------------------------
+# P-POTS exactly in t (mask enumeration per sequence, Gauss-Legendre quadrature over t)
+# ---------------------------------------------------------------------------------------------------
+
+POTS_DENSITIES = ("uniform", "optimal", "paper", "square", "mean_only")
+
+
+def exact_mask_sums(token_logp_fn, x0) -> jax.Array:
+    """Per mask size k = 0..L, the sums over all masks with k masked tokens of ``s(m)`` and ``s(m)^2``,
+    ``s(m) = -sum_{i in m} log p(x0_i | x0 outside m)`` (the unweighted masked log-loss).
+
+    They make E[l | x0, t] and E[l^2 | x0, t] exact polynomials in t (:func:`exact_t_moments`), since a
+    given mask of size k has probability ``t^k (1 - t)^(L - k)`` and ``l = s(m) / (L t)``.
+
+    Args: token_logp_fn(x0, mask) -> ``[L]`` log-probabilities; x0 int ``[L]`` (L <= 20).
+    Returns: ``[2, L + 1]`` float (row 0: sums of s, row 1: sums of s^2; column k = mask size).
+    Raises: ValueError: L above :data:`MAX_EXACT_LEN`.
+    Source: Sec. 3-4.1 (the forward process; the moments P-POTS is built on).
+    """
+    length = x0.shape[-1]
+    check_limit(length, MAX_EXACT_LEN, "MAX_EXACT_LEN", "the sequence length for exact enumeration")
+    codes = jnp.arange(2**length, dtype=jnp.int32)
+    masks = ((codes[:, None] >> jnp.arange(length)) & 1).astype(bool)  # [2^L, L]
+    s = jax.vmap(lambda m: -jnp.sum(jnp.where(m, token_logp_fn(x0, m), 0.0)))(masks)
+    k = masks.sum(1)
+    return jnp.stack([jax.ops.segment_sum(s, k, length + 1), jax.ops.segment_sum(s * s, k, length + 1)])
+
+
+def exact_t_moments(sums, t) -> tuple[np.ndarray, np.ndarray]:
+    """``g(x0, t) = E[l | x0, t]`` and ``m2(x0, t) = E[l^2 | x0, t]`` of the MDM loss at rates ``t``,
+    exactly, from :func:`exact_mask_sums`:
+    ``g = sum_k S1_k t^(k-1) (1-t)^(L-k) / L``, ``m2 = sum_k S2_k t^(k-2) (1-t)^(L-k) / L^2``.
+
+    Args: sums ``[..., 2, L + 1]``; t ``[Q]`` in (0, 1].
+    Returns: ``(g, m2)``, each ``[..., Q]`` float64 (nats per token and its square).
+    Raises: ValueError for t outside (0, 1] or malformed sums.
+    """
+    s = np.asarray(sums, np.float64)
+    if s.ndim < 2 or s.shape[-2] != 2 or s.shape[-1] < 2:
+        raise ValueError(f"sums must be [..., 2, L + 1] with L >= 1, got shape {s.shape}")
+    t = np.asarray(check_t(np.asarray(t, np.float64)), np.float64).ravel()
+    length = s.shape[-1] - 1
+    k = np.arange(1, length + 1)[:, None]
+    base = (1.0 - t[None]) ** (length - k) * t[None] ** (k - 1)  # [L, Q]: t^(k-1) (1-t)^(L-k), k >= 1
+    g = s[..., 0, 1:] @ base / length
+    m2 = s[..., 1, 1:] @ (base / t[None]) / length**2
+    return g, m2
+
+
+def t_quadrature(eps: float, breaks=(), *, n_panels: int = 48, order: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights for ``int_eps^1 f(t) dt``: panels equal in log t (``n_panels``
+    over [eps, 1], refined at the points ``breaks``, e.g. bin edges where a density jumps), ``order``
+    nodes per panel in s = log t (``dt = t ds``). Integrands like ``t^(k-1) (1-t)^(L-k)`` and
+    ``sqrt(m2)`` are analytic in s, so the rule converges exponentially (tested against the closed Beta
+    integrals). Returns ``(t [Q], w [Q])``. Raises ValueError for eps not in (0, 1), a break outside
+    [eps, 1], n_panels or order < 1."""
+    eps = check_eps(eps)
+    n_panels, order = check_int(n_panels, "n_panels", ge=1), check_int(order, "order", ge=1)
+    b = np.asarray(breaks, np.float64).ravel()
+    if np.any(~np.isfinite(b)) or np.any(b < eps * (1 - 1e-12)) or np.any(b > 1 + 1e-12):
+        raise ValueError(f"breaks must lie in [eps, 1] = [{eps:g}, 1]")
+    edges = np.unique(np.r_[np.geomspace(eps, 1.0, n_panels + 1), np.clip(b, eps, 1.0)])
+    x, w = np.polynomial.legendre.leggauss(order)
+    lo, hi = np.log(edges[:-1])[:, None], np.log(edges[1:])[:, None]
+    s = 0.5 * (lo + hi) + 0.5 * (hi - lo) * x[None]
+    t = np.exp(s)
+    return t.ravel(), (0.5 * (hi - lo) * w[None] * t).ravel()
+
+
+def _pots_functionals(g_sum, gg_sum, m2_sum, n, w, u, bins_p=None) -> dict[str, np.ndarray]:
+    """The exact-in-t variances of the importance-weighted loss for each density, from the sums over
+    ``n`` sequences (leading batch axis: the full sample or its leave-one-out copies)."""
+    big_g, m2 = g_sum / n, m2_sum / n  # [..., Q]
+    within = m2 - gg_sum / n  # E_x0 Var(l | x0, t): the mask variance within each x0
+    mu = u * np.sum(w * big_g, -1)
+
+    def var_of(f):  # density p = f / int f on [eps, 1]
+        return u**2 * np.sum(w * f, -1) * np.sum(w * m2 / f, -1) - mu**2
+
+    dens = {"uniform": np.ones_like(m2), "optimal": np.sqrt(m2), "paper": np.sqrt(big_g**2 + within),
+            "square": m2, "mean_only": np.abs(big_g)}
+    if bins_p is not None:
+        dens["bins"] = np.broadcast_to(bins_p, m2.shape)
+    out = {f"V_{k}": var_of(f) for k, f in dens.items()}
+    out["mu"] = mu
+    return out
+
+
+def pots_exact(sums, eps: float, *, bin_edges=None, bin_probs=None, n_panels: int = 48,
+               order: int = 12) -> dict[str, Any]:
+    """Variances of the P-POTS importance-weighted loss ``l u / p(t)`` (u = 1 / (1 - eps), t on
+    [eps, 1]) exactly in t, over the empirical law of the sequences behind ``sums``, for the densities
+
+    * ``uniform``: p = u (standard training);
+    * ``optimal``: p* prop. sqrt(M2(t)), M2(t) = E[l^2 | t] over x0 and masks (the exact optimum,
+      Sec. 4.1; variance ``u^2 (int sqrt M2)^2 - mu^2``);
+    * ``paper``: p prop. sqrt(G(t)^2 + V_w(t)), G = E[l | t] and V_w = E_x0 Var(l | x0, t), the paper's
+      estimator, which averages the within-x0 mask variance and so leaves out Var_x0 E[l | x0, t];
+    * ``square``: p prop. M2 (the square, not the root); ``mean_only``: p prop. |G| (v left out);
+    * ``bins`` (when ``bin_edges`` and ``bin_probs`` are given): the piecewise-constant density.
+
+    ``V = u^2 int M2 / p dt - mu^2`` with ``mu = u int G dt``, integrals by :func:`t_quadrature`; the
+    only randomness is the sample of sequences, and delete-one jackknife SEs over them are returned.
+
+    Args: sums ``[n, 2, L + 1]`` (:func:`exact_mask_sums` per sequence, n >= 3); eps in (0, 1).
+    Returns: dict with ``V_{name}`` and ``V_{name}_se`` (floats), ``mu``, ``mu_se``, and ``loo``
+      (``{key: [n]}`` leave-one-out values of every ``V_{name}`` and ``mu``, for jackknife SEs of
+      combinations: :func:`jackknife_se_of`).
+    Raises: ValueError for eps, fewer than 3 sequences, non-finite sums, bins not covering [eps, 1].
+    """
+    eps = check_eps(eps)
+    s = np.asarray(sums, np.float64)
+    if s.ndim != 3 or s.shape[0] < 3 or s.shape[1] != 2 or not np.all(np.isfinite(s)):
+        raise ValueError(f"sums must be [n >= 3, 2, L + 1] and finite, got shape {s.shape}")
+    bins_p, breaks = None, ()
+    if bin_edges is not None:
+        e = np.asarray(bin_edges, np.float64)
+        pr = np.asarray(bin_probs, np.float64)
+        if pr.shape != (e.size - 1,) or np.any(pr <= 0) or not np.isclose(e[0], eps) or not np.isclose(e[-1], 1.0):
+            raise ValueError("bin_edges must cover [eps, 1] and bin_probs be positive, one per bin")
+        breaks = e
+    t, w = t_quadrature(eps, breaks, n_panels=n_panels, order=order)
+    if bin_edges is not None:
+        j = np.clip(np.searchsorted(e, t, side="right") - 1, 0, pr.size - 1)
+        bins_p = pr[j] / np.diff(e)[j] / pr.sum()
+    g, m2 = exact_t_moments(s, t)  # [n, Q]
+    n, u = s.shape[0], 1.0 / (1.0 - eps)
+    tot = (g.sum(0), (g * g).sum(0), m2.sum(0))
+    full = _pots_functionals(*tot, n, w, u, bins_p)
+    loo = _pots_functionals(tot[0] - g, tot[1] - g * g, tot[2] - m2, n - 1, w, u, bins_p)
+    out: dict[str, Any] = {k: float(v) for k, v in full.items()}
+    out.update({f"{k}_se": jackknife_se_of(v) for k, v in loo.items()})
+    out["loo"] = loo
+    return out
+
+
+def jackknife_se_of(loo) -> float:
+    """Delete-one jackknife standard error from the leave-one-out values ``loo [n]`` of an estimator
+    (``sqrt((n - 1) / n * sum (loo_i - mean)^2)``). Raises ValueError for fewer than 2 values."""
+    v = np.asarray(loo, np.float64).ravel()
+    if v.size < 2:
+        raise ValueError(f"a jackknife needs >= 2 leave-one-out values, got {v.size}")
+    return _jackknife_se(v)
 
 
 # ---------------------------------------------------------------------------------------------------
