@@ -116,6 +116,10 @@ def plot_coverage(a: dict, meta: dict):
     al = a["alphas"]
     cx.plot(al, a["dose_pair_margin"], "C0-", label="cos(theta, unanimous difference x3)")
     cx.plot(al, a["dose_cone_margin"], "C1-", label="cone margin (< 0: outside the cone)")
+    for arc, apm, acm, ls in zip(a.get("dose_arcs", []), a.get("dose_arc_pair_margin", []),
+                                 a.get("dose_arc_cone_margin", []), (":", "-.")):
+        cx.plot(al, apm, "C0" + ls, lw=0.9, label=f"control, coverage on {arc[0]:g}..{arc[1]:g} deg only: cos")
+        cx.plot(al, acm, "C1" + ls, lw=0.9, label=f"control, coverage on {arc[0]:g}..{arc[1]:g} deg only: cone")
     cx.axhline(0, color="0.5", lw=0.8)
     for v, lab, col in ((float(a["alpha_fix"]), "pair fixed", "C0"), (float(a["alpha_po"]), "whole-space PO",
                                                                      "C1")):
@@ -176,4 +180,59 @@ def plot_polynomial(a: dict, meta: dict):
     return fig
 
 
-PLOTS = {"ge_instance": plot_ge_instance, "coverage": plot_coverage, "polynomial": plot_polynomial}
+def plot_poly_degrees(a: dict, meta: dict):
+    """Theorem 4.1 for every degree: share of layouts (with its binomial SE) whose degree-d BTL reward
+    reverses the constructed Pareto pair (c1, c0), any Pareto pair, a majority pair (PMC), and the same for
+    the unrestricted reward (the control)."""
+    degs = a["degrees"]
+    valid = a["valid"].astype(bool)
+    n = np.maximum(valid.sum(0), 1)
+    series = [("(c1, c0) reversed (PO and PMC)", a["pair_reversed"]), ("any Pareto pair reversed",
+                                                                       a["po_reversed"] > 0),
+              ("a majority pair reversed (PMC)", a["pmc_reversed"] > 0),
+              ("unrestricted reward: a Pareto pair reversed", a["unr_po_reversed"] > 0)]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    x = np.arange(len(degs))
+    for k, (lab, hit) in enumerate(series):
+        r = (hit & valid).sum(0) / n
+        ax.bar(x + (k - 1.5) * 0.2, r, 0.2, yerr=np.sqrt(r * (1 - r) / n), capsize=2, label=lab)
+    ax.set_xticks(x, [f"degree {d}\n{d * (d + 1) + 2} candidates" for d in degs])
+    ax.set_ylabel(f"share of {valid.shape[0]} layouts (certified)")
+    ax.legend(fontsize=7, loc="upper left")
+    c = meta["config"]
+    ax.set_title(f"H&K Thm 4.1 for every degree: d lines of slope -2, c1 = c0 + {c['delta']} u (BTL; voters "
+                 f"(1,0) w={c['p_major']}, (0,1))", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_lcpo(a: dict, meta: dict):
+    """LCPO on profiles with every voter below one half: per family, the draws with a majority cycle, with
+    a feasible PMC ranking, with a Pareto pair reversed by LCPO and by leximax Copeland without the Pareto
+    constraints; (b) winner monotonicity: winner changes after raising vs lowering it one position."""
+    fams = [str(f) for f in a["families"]]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    x = np.arange(len(fams))
+    series = [("majority cycle", a["cycle"]), ("PMC applies", a["pmc_applies"]),
+              ("LCPO reverses a Pareto pair", a["po_violations"] > 0),
+              ("without Pareto constraints: reverses one", a["ablation_po_violations"] > 0)]
+    for k, (lab, hit) in enumerate(series):
+        ax.bar(x + (k - 1.5) * 0.2, [int(np.sum(hit[a["family"] == i])) for i in range(len(fams))], 0.2, label=lab)
+    ax.set_xticks(x, [f"{f}\n({int(np.sum(a['family'] == i))} draws)" for i, f in enumerate(fams)])
+    ax.set_ylabel("draws")
+    ax.legend(fontsize=7)
+    ax.set_title("Ge Thm 4.3: LCPO is PO and PMC; its Pareto constraints bind", fontsize=9)
+    for k, (lab, tot, ch) in enumerate((("winner raised one position", "raises", "raise_changed"),
+                                        ("winner lowered (control)", "lowers", "lower_changed"))):
+        t, c = int(a[tot].sum()), int(a[ch].sum())
+        bx.bar(k, c / max(t, 1), 0.6, color=f"C{k}")
+        bx.text(k, c / max(t, 1), f"{c} of {t}", ha="center", va="bottom", fontsize=8)
+    bx.set_xticks([0, 1], ["winner raised", "winner lowered\n(control)"])
+    bx.set_ylabel("share of modified profiles whose LCPO winner changes")
+    bx.set_title("winner monotonicity", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"ge_instance": plot_ge_instance, "coverage": plot_coverage, "polynomial": plot_polynomial,
+         "poly_degrees": plot_poly_degrees, "lcpo": plot_lcpo}

@@ -177,8 +177,14 @@ class CoverageParams:
     dose_s: float = param(0.01, gt=0)
     dose_alphas: int = param(41, ge=3, doc="alpha grid points, (i/(n-1))^2")
     dose_resolution: int = param(96, ge=16, doc="quadrature nodes per voter")
+    dose_control_arcs: tuple[float, ...] = param((-90.0, 0.0, -90.0, 60.0),
+                                                 doc="(lo, hi) degree pairs: coverage uniform on that arc only")
 
     def __post_init__(self):
+        if len(self.dose_control_arcs) % 2 or not all(
+                0 < hi - lo <= 180 for lo, hi in zip(self.dose_control_arcs[::2], self.dose_control_arcs[1::2])):
+            raise ValueError(f"dose_control_arcs needs (lo, hi) degree pairs with 0 < hi - lo <= 180, got "
+                             f"{self.dose_control_arcs}")
         for v, w, d, name in ((self.voters, self.weights, self.dim, ""),
                               (self.narrow_voters, self.narrow_weights, self.narrow_dim, "narrow_")):
             if len(v) != len(w) * d:
@@ -257,7 +263,9 @@ def run_coverage(p: CoverageParams, ctx: cli.Context) -> dict:
     ``narrow_in_cone``, ``narrow_cone_margin``, ``narrow_refused`` ``[S, J']``, ``narrow_limit``;
     dose-response:
     ``alphas [A]``, ``dose_theta [A, 2]``, ``dose_pair_margin [A]`` (cosine of theta and the unanimous
-    difference), ``dose_cone_margin [A]``, ``alpha_fix``, ``alpha_po``, ``dose_p``, ``dose_s``."""
+    difference), ``dose_cone_margin [A]``, ``alpha_fix``, ``alpha_po``, ``dose_p``, ``dose_s``; controls
+    with the coverage uniform on an arc of directions only (not rotation invariant): ``dose_arcs [R, 2]``
+    (degrees) and ``dose_arc_pair_margin, dose_arc_cone_margin [R, A]``."""
     V = np.asarray(p.voters, np.float64).reshape(-1, p.dim)
     NV = np.asarray(p.narrow_voters, np.float64).reshape(-1, p.narrow_dim)
     seed = ctx.config.seed
@@ -279,6 +287,10 @@ def run_coverage(p: CoverageParams, ctx: cli.Context) -> dict:
     thetas = np.array([sc.dose_fit(prob, a) for a in alphas])
     margins = np.array([sc.dose_margins(prob, t) for t in thetas])
     a_fix, a_po = sc.dose_thresholds(prob)
+    arcs = np.asarray(p.dose_control_arcs, np.float64).reshape(-1, 2)
+    arc_m = np.array([[sc.dose_margins(pa, sc.dose_fit(pa, a)) for a in alphas] for pa in (
+        sc.dose_problem(D, DV, Dw, u, resolution=p.dose_resolution, arc_deg=arc) for arc in arcs)])
+    out.update({"dose_arcs": arcs, "dose_arc_pair_margin": arc_m[..., 0], "dose_arc_cone_margin": arc_m[..., 1]})
     out.update({"alphas": alphas, "dose_theta": thetas, "dose_pair_margin": margins[:, 0],
                 "dose_cone_margin": margins[:, 1], "alpha_fix": np.asarray(a_fix),
                 "alpha_po": np.asarray(a_po), "dose_p": np.asarray(p.dose_p), "dose_s": np.asarray(p.dose_s)})
@@ -367,8 +379,11 @@ def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
     (first instance reversing a Pareto pair at that degree while the linear fit is certified Pareto
     optimal, -1 if none), refitted on the host: ``example_violations, example_min_margin,
     example_radius [D]`` at that degree and ``example_linear_violations, example_linear_uncertain,
-    example_linear_min_margin [D]`` at degree 1 (-1 / nan where there is no example); ex7 likewise:
-    ``ex7_violations, ex7_uncertain, ex7_min_margin [D]``. Seeds (instances) are axis 0 of every
+    example_linear_min_margin [D]`` at degree 1 and ``example_unrestricted_violations,
+    example_unrestricted_uncertain, example_unrestricted_min_margin [D]`` for the unrestricted reward
+    (one score per candidate) (-1 / nan where there is no example); ex7 likewise: ``ex7_violations,
+    ex7_uncertain, ex7_min_margin [D]``, ``ex7_unrestricted [2]`` (violations, uncertain) and
+    ``ex7_unrestricted_min_margin``. Seeds (instances) are axis 0 of every
     per-instance array."""
     out = ctx.parts.get("sweep", lambda: {k: np.asarray(v) for k, v in runtime.map_seeds(
         lambda k: poly_instance(k, p), ctx.config.seed, p.n_instances, mesh=ctx.mesh).items()})
@@ -391,15 +406,17 @@ def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
         ex_r.append(f.radius)
         ex_rank.append(f.rank)
         ex_cert.append(certified_pareto(ex.candidates, ex.voters, ex.weights, d))
+    ex_unr = certified_pareto_unrestricted(ex.candidates, ex.voters, ex.weights)
     # The first sweep example per degree, refitted and certified in float64 on the host, at its degree
     # and at degree 1 (where its fit is Pareto optimal by the choice of the example).
     Vs, ws = np.eye(2), np.array([p.p_major, 1 - p.p_major])
     blank = {"violations": -1, "uncertain": -1, "min_margin": np.nan, "radius": np.nan}
-    hi, lo = [], []
+    hi, lo, unr = [], [], []
     for d, idx in zip(degs, example):
         X = out["X"][idx] if idx >= 0 and d != 1 else None
         hi.append(blank if X is None else certified_pareto(X, Vs, ws, d))
         lo.append(blank if X is None else certified_pareto(X, Vs, ws, 1))
+        unr.append(blank if X is None else certified_pareto_unrestricted(X, Vs, ws))
     col = lambda rows, k: np.asarray([r[k] for r in rows])
     return {"degrees": np.asarray(degs), "valid": valid, "violated": violated,
             "uncertain": stack("uncertain"), "pair_violated": stack("pair_violated"),
@@ -410,7 +427,23 @@ def run_polynomial(p: PolynomialParams, ctx: cli.Context) -> dict:
             "example": np.asarray(example), "example_violations": col(hi, "violations"),
             "example_min_margin": col(hi, "min_margin"), "example_radius": col(hi, "radius"),
             "example_linear_violations": col(lo, "violations"), "example_linear_uncertain": col(lo, "uncertain"),
-            "example_linear_min_margin": col(lo, "min_margin")}
+            "example_linear_min_margin": col(lo, "min_margin"),
+            "example_unrestricted_violations": col(unr, "violations"),
+            "example_unrestricted_uncertain": col(unr, "uncertain"),
+            "example_unrestricted_min_margin": col(unr, "min_margin"),
+            "ex7_unrestricted": np.asarray([ex_unr["violations"], ex_unr["uncertain"]]),
+            "ex7_unrestricted_min_margin": np.asarray(ex_unr["min_margin"])}
+
+
+def certified_pareto_unrestricted(X, V, w) -> dict:
+    """:func:`certified_pareto` for the unrestricted BTL reward (one score per candidate; theory
+    ``unrestricted_rows``), the class the polynomial degrees tend to."""
+    f = sc.fit_rows(sc.unrestricted_rows(X, V, w), "btl", check=False)
+    E = np.eye(np.asarray(X).shape[0])
+    margins = [f.margin(E[a] - E[b]) for a, b in sc.pareto_pairs(X, V)]
+    return {"violations": sum(1 for m, c in margins if c and m < 0),
+            "uncertain": sum(1 for m, c in margins if not c),
+            "min_margin": min(m for m, _ in margins) if margins else np.nan, "radius": f.radius}
 
 
 def certified_pareto(X, V, w, degree: int) -> dict:
@@ -426,15 +459,204 @@ def certified_pareto(X, V, w, degree: int) -> dict:
             "min_margin": min(m for m, _ in margins) if margins else np.nan, "radius": f.radius}
 
 
+
+# ---------------------------------------------------------------------------------------------------
+# lcpo
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class LCPOParams:
+    """Random profiles with no voter weight above one half (theory ``random_profile``), LCPO on each."""
+
+    n_draws: int = param(200, ge=2, doc="draws per family")
+    families: tuple[str, ...] = param(("generic", "compromise"))
+    n_candidates: tuple[int, ...] = param((5, 8), ge=3, doc="generic family: candidates drawn in [lo, hi]")
+    n_voters: tuple[int, ...] = param((3, 5), ge=3, doc="generic family: voters drawn in [lo, hi]")
+
+    def __post_init__(self):
+        bad = [f for f in self.families if f not in sc.PROFILE_FAMILIES]
+        if bad or not self.families:
+            raise ValueError(f"families must be a nonempty subset of {sc.PROFILE_FAMILIES}, got {self.families}")
+        for name in ("n_candidates", "n_voters"):
+            lo_hi = getattr(self, name)
+            if len(lo_hi) != 2 or lo_hi[0] > lo_hi[1]:
+                raise ValueError(f"{name} needs two entries lo <= hi, got {lo_hi}")
+
+
+def _winner_after(X, V, w, i, v_new) -> int:
+    V2 = np.array(V, np.float64)
+    V2[i] = v_new
+    return sc.lcpo(X, V2, w).ranking[0]
+
+
+def lcpo_draw(X, V, w) -> dict:
+    """Everything the LCPO claims read about one profile: axioms of LCPO and of its ablation without the
+    Pareto constraints, the majority and plurality tops, and winner monotonicity (each voter's ranking
+    with the winner raised one position, where a linear voter has that ranking; lowered one position as
+    the control)."""
+    res = sc.lcpo(X, V, w)
+    abl = sc.lcpo(X, V, w, pareto=False)
+    ax = sc.check_ranking_axioms(X, V, w, res.ranking)
+    axa = sc.check_ranking_axioms(X, V, w, abl.ranking)
+    M = sc.majority_matrix(X, V, w)
+    n = X.shape[0]
+    wins = ((M > 0.5) & ~np.eye(n, dtype=bool)).sum(1)
+    halves = np.isclose(M, 0.5) & ~np.eye(n, dtype=bool)
+    cycle = not halves.any() and sorted(wins.tolist()) != list(range(n))
+    share = np.zeros(n)
+    for v, wi in zip(V, w):
+        share[sc.voter_top(X, v)] += wi
+    share /= share.sum()
+    mt = sc.majority_top(X, V, w)
+    top = res.ranking[0]
+    raised = [(i, sc.raise_candidate(X, V[i], top)) for i in range(V.shape[0])]
+    lowered = [(i, sc.lower_candidate(X, V[i], top)) for i in range(V.shape[0])]
+    raised = [(i, v) for i, v in raised if v is not None]
+    lowered = [(i, v) for i, v in lowered if v is not None]
+    return {"n": n, "k": V.shape[0], "max_weight": float(w.max() / w.sum()),
+            "po_violations": len(ax["po_violations"]), "pmc_applies": ax["pmc_applies"],
+            "pmc_holds": ax["pmc_holds"], "cycle": cycle,
+            "pmc_infeasible": ax["pmc_ranking"] is not None and not ax["pmc_applies"],
+            "ablation_po_violations": len(axa["po_violations"]), "ablation_differs": abl.ranking != res.ranking,
+            "ablation_pmc_holds": axa["pmc_holds"], "lcpo_top": top, "majority_top": -1 if mt is None else mt,
+            "plurality_top": int(np.argmax(share)), "plurality_share": float(share.max()),
+            "raises": len(raised), "raise_changed": sum(_winner_after(X, V, w, i, v) != top for i, v in raised),
+            "lowers": len(lowered),
+            "lower_changed": sum(_winner_after(X, V, w, i, v) != top for i, v in lowered)}
+
+
+def run_lcpo(p: LCPOParams, ctx: cli.Context) -> dict:
+    """Arrays, one row per draw (axis 0: draws, independent seeds; ``family [N]`` indexes ``families``):
+    ``n, k [N]``; ``max_weight [N]`` (largest voter share, below 1/2 by construction);
+    ``po_violations [N]`` (Pareto pairs LCPO reverses); ``pmc_applies, pmc_holds [N]``; ``cycle [N]``
+    (the majority relation has no half-half pair and is not transitive); ``pmc_infeasible [N]`` (a
+    majority ranking that no linear reward induces); ``ablation_po_violations, ablation_differs,
+    ablation_pmc_holds [N]`` (leximax Copeland without the Pareto constraints); ``lcpo_top,
+    majority_top [N]`` (-1: no candidate is first for voters above one half); ``plurality_top,
+    plurality_share [N]`` (the largest first-place share); ``raises, raise_changed [N]`` (voters whose
+    ranking with the LCPO winner raised one position is linear, and how many of those change the winner);
+    ``lowers, lower_changed [N]`` (the same with the winner lowered one position: the control). Draw j of
+    family f uses ``fold_in(seed_key(seed, j), f)``."""
+    rng_n, rng_k = p.n_candidates, p.n_voters
+    rows, fam = [], []
+    for f, family in enumerate(p.families):
+        def piece(f=f, family=family):
+            out = []
+            for j in range(p.n_draws):
+                key = jax.random.fold_in(runtime.seed_key(ctx.config.seed, j), f)
+                kn, kk, kp = jax.random.split(key, 3)
+                n = int(jax.random.randint(kn, (), rng_n[0], rng_n[1] + 1))
+                k = int(jax.random.randint(kk, (), rng_k[0], rng_k[1] + 1))
+                out.append(lcpo_draw(*sc.random_profile(kp, family, n, k)))
+            return {key: np.asarray([r[key] for r in out]) for key in out[0]}
+
+        r = ctx.parts.get(f"lcpo_{family}", piece)
+        rows.append(r)
+        fam.append(np.full(p.n_draws, f))
+    out = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
+    out.update({"family": np.concatenate(fam), "families": np.asarray(p.families)})
+    ctx.summary.update({"cycles": int(out["cycle"].sum()), "ablation_po_violating": int(
+        (out["ablation_po_violations"] > 0).sum()), "majority_top_draws": int((out["majority_top"] >= 0).sum())})
+    return out
+
+
+
+# ---------------------------------------------------------------------------------------------------
+# poly_degrees (Theorem 4.1 for every degree)
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PolyDegreesParams:
+    """Theorem 4.1's layout per degree (theory ``theorem41_layout``), BTL rewards of that degree."""
+
+    degrees: tuple[int, ...] = param((1, 2, 3, 4), ge=1)
+    n_draws: int = param(24, ge=2, doc="draws per degree")
+    delta: float = param(0.02, gt=0, doc="|c1 - c0|")
+    p_major: float = param(0.9, gt=0.5, lt=1, doc="weight of voter (1, 0); (0, 1) has the rest")
+
+
+def theorem41_draw(X, pair, V, w, degree: int) -> dict:
+    """One layout: the degree-``degree`` BTL fit and the unrestricted BTL fit (one score per candidate),
+    each refitted in float64 with its certificate: the margin r(c1) - r(c0) of the constructed Pareto
+    pair, whether its reversal is certified, certified reversals and uncertain Pareto pairs over all
+    Pareto pairs, and certified reversals of majority pairs (PMC). ``valid`` False when the contested
+    rows do not identify the fit (no finite or no unique MLE): nothing else is then recorded."""
+    a, b = pair
+    blank = {"valid": False, "pair_margin": np.nan, "pair_reversed": False, "pair_uncertain": False,
+             "po_reversed": 0, "po_uncertain": 0, "pmc_reversed": 0, "unr_pair_margin": np.nan,
+             "unr_po_reversed": 0, "unr_po_uncertain": 0}
+    try:
+        f = sc.fit_reward_certified(X, V, w, degree=degree)
+    except ValueError:
+        return blank
+    if not np.isfinite(f.radius) or f.rank < sc.lift(X, degree).shape[1]:
+        return blank
+    F = sc.lift(X, degree)
+    fu = sc.fit_rows(sc.unrestricted_rows(X, V, w), "btl", check=False)
+    E = np.eye(X.shape[0])
+    pp = sc.pareto_pairs(X, V)
+    M = sc.majority_matrix(X, V, w)
+    maj = [(i, j) for i, j in zip(*np.nonzero(M > 0.5))]
+    m, c = f.margin(F[a] - F[b])
+    mg = [f.margin(F[i] - F[j]) for i, j in pp]
+    mm = [f.margin(F[i] - F[j]) for i, j in maj]
+    mu = [fu.margin(E[i] - E[j]) for i, j in pp]
+    return {"valid": True, "pair_margin": m, "pair_reversed": bool(c and m < 0), "pair_uncertain": not c,
+            "po_reversed": sum(1 for x, ok in mg if ok and x < 0), "po_uncertain": sum(1 for _, ok in mg if not ok),
+            "pmc_reversed": sum(1 for x, ok in mm if ok and x < 0),
+            "unr_pair_margin": fu.margin(E[a] - E[b])[0],
+            "unr_po_reversed": sum(1 for x, ok in mu if ok and x < 0),
+            "unr_po_uncertain": sum(1 for _, ok in mu if not ok)}
+
+
+def run_poly_degrees(p: PolyDegreesParams, ctx: cli.Context) -> dict:
+    """Arrays ``[N, D]`` (axis 0: draws, independent seeds; axis 1: ``degrees [D]``): ``valid``,
+    ``pair_margin`` (r(c1) - r(c0), c1 the Pareto-preferred), ``pair_reversed`` (certified),
+    ``pair_uncertain``, ``po_reversed`` and ``po_uncertain`` (over all Pareto pairs), ``pmc_reversed``
+    (majority pairs reversed, certified; the majority ranking is voter (1, 0)'s, induced by theta = x),
+    and for the unrestricted BTL fit on the same layout ``unr_pair_margin``, ``unr_po_reversed``,
+    ``unr_po_uncertain``. Draw j of degree index i uses ``fold_in(seed_key(seed, j), i)``."""
+    V, w = np.eye(2), np.array([p.p_major, 1 - p.p_major])
+    cols = []
+    for i, deg in enumerate(p.degrees):
+        def piece(i=i, deg=deg):
+            out = []
+            for j in range(p.n_draws):
+                X, pair = sc.theorem41_layout(jax.random.fold_in(runtime.seed_key(ctx.config.seed, j), i), deg,
+                                              p.delta)
+                out.append(theorem41_draw(X, pair, V, w, deg))
+            return {k: np.asarray([r[k] for r in out]) for k in out[0]}
+
+        cols.append(ctx.parts.get(f"degree_{deg}", piece))
+    out = {k: np.stack([c[k] for c in cols], axis=1) for k in cols[0]}
+    out["degrees"] = np.asarray(p.degrees)
+    ctx.summary.update({f"degree_{d}_pair_reversed": int(out["pair_reversed"][:, i].sum())
+                        for i, d in enumerate(p.degrees)})
+    return out
+
+
 _COVERAGE_SEEDS = {f"{pre}{k}": 0 for pre in ("", "narrow_")
                    for k in ("angle_deg", "angle_v1_deg", "in_cone", "cone_margin", "refused")}
 _POLY_SEEDS = {k: 0 for k in ("valid", "violated", "uncertain", "pair_violated", "pair_margin", "instances",
                               "copy_of")}
 
+_LCPO_SEEDS = {k: 0 for k in ("family", "n", "k", "max_weight", "po_violations", "pmc_applies", "pmc_holds", "cycle",
+                            "pmc_infeasible", "ablation_po_violations", "ablation_differs", "ablation_pmc_holds",
+                            "lcpo_top", "majority_top", "plurality_top", "plurality_share", "raises",
+                            "raise_changed", "lowers", "lower_changed")}
+
+_DEGREE_SEEDS = {k: 0 for k in ("valid", "pair_margin", "pair_reversed", "pair_uncertain", "po_reversed",
+                              "po_uncertain", "pmc_reversed", "unr_pair_margin", "unr_po_reversed",
+                              "unr_po_uncertain")}
+
 EXPERIMENTS = {
     "ge_instance": cli.Experiment(GeParams, run_ge),
     "coverage": cli.Experiment(CoverageParams, run_coverage, seed_axes=_COVERAGE_SEEDS),
     "polynomial": cli.Experiment(PolynomialParams, run_polynomial, seed_axes=_POLY_SEEDS),
+    "lcpo": cli.Experiment(LCPOParams, run_lcpo, seed_axes=_LCPO_SEEDS),
+    "poly_degrees": cli.Experiment(PolyDegreesParams, run_poly_degrees, seed_axes=_DEGREE_SEEDS),
 }
 
 if __name__ == "__main__":

@@ -368,3 +368,129 @@ def test_experiments_and_figures_at_toy_size(toy_ctx):
         fig = FIG.PLOTS[name](arrays, {"config": dataclasses.asdict(params)})
         assert fig.axes
         matplotlib.pyplot.close(fig)
+
+
+# --------------------------------------------------------------------------------------------------
+# LCPO: the Pareto constraints bind; majority consistency and winner monotonicity helpers
+# --------------------------------------------------------------------------------------------------
+
+# A compromise candidate w = (1, 1, 1) beats x_j ~ 4 e_j and c = (4.5, .03, .04) by 2:1 (each x_j and c
+# is first only for one of three equal voters near e_j), so it is the Condorcet winner. The x_j sum to
+# 4.03 (1, 1, 1), so every theta ranking w first has sum(theta) < 0 and ranks c above a = c + 0.1 (1, 1, 1),
+# which every voter prefers (hand computation, not the code under test).
+BIND_V = np.array([[1, .1, .2], [.2, 1, .1], [.1, .2, 1]])
+BIND_X = np.array([[1, 1, 1], [4, .01, .02], [.02, 4, .01], [.01, .02, 4], [4.5, .03, .04], [4.6, .13, .14]])
+
+
+def test_lcpo_pareto_constraints_bind_on_the_compromise_instance():
+    assert (5, 4) in sc.pareto_pairs(BIND_X, BIND_V)
+    ablation = sc.lcpo(BIND_X, BIND_V, pareto=False).ranking
+    assert ablation[0] == 0 and ablation.index(4) < ablation.index(5)  # w first, then c above a
+    assert (5, 4) in sc.check_ranking_axioms(BIND_X, BIND_V, None, ablation)["po_violations"]
+    out = sc.lcpo(BIND_X, BIND_V)
+    assert out.ranking != ablation and out.ranking[0] != 0
+    assert not sc.check_ranking_axioms(BIND_X, BIND_V, None, out.ranking)["po_violations"]
+    assert sc.ranking_of(BIND_X, out.theta) == out.ranking
+
+
+def test_lcpo_on_random_profiles_without_a_majority_voter():
+    for fam in sc.PROFILE_FAMILIES:
+        for s in range(4):
+            X, V, w = sc.random_profile(jax.random.key(s), fam, 6, 3)
+            assert w.max() < 0.5
+            ax = sc.check_ranking_axioms(X, V, w, sc.lcpo(X, V, w).ranking)
+            assert not ax["po_violations"] and ax["pmc_holds"]
+
+
+def test_majority_top_raise_and_lower_candidate():
+    X = np.array([[0.0, 0.0], [1.0, 0.2], [0.2, 1.0], [0.7, 0.7]])
+    V = np.array([[1.0, 0.1], [0.1, 1.0], [1.0, 0.05]])
+    assert sc.voter_top(X, V[0]) == 1 and sc.voter_top(X, V[1]) == 2
+    assert sc.majority_top(X, V, [1, 1, 1]) == 1 and sc.majority_top(X, V, [1, 2, 1]) is None  # 1/2 each: none above
+    # voter (1, 0.1) ranks 1 > 3 > 2 > 0; raising 3 gives 3 > 1 > 2 > 0, induced by e.g. (1, 1)
+    v = sc.raise_candidate(X, V[0], 3)
+    assert v is not None and sc.ranking_of(X, v) == (3, 1, 2, 0)
+    assert sc.raise_candidate(X, V[0], 1) is None  # already on top
+    v = sc.lower_candidate(X, V[0], 1)
+    assert v is not None and sc.ranking_of(X, v) == (3, 1, 2, 0)
+    # 0 = (0, 0) is last for every voter with positive entries: moving it above 2 needs a theta with
+    # r(2) < 0 < r(1), r(3), e.g. (1, -0.1)... and 1 > 3 > 0 > 2 is linear too
+    v = sc.raise_candidate(X, V[0], 0)
+    assert v is not None and sc.ranking_of(X, v) == (1, 3, 0, 2)
+
+
+def test_theorem41_layout_shape_and_pareto_pair():
+    for deg in (1, 2, 3):
+        X, (i1, i0) = sc.theorem41_layout(jax.random.key(deg), deg, 0.02)
+        assert X.shape == (deg * (deg + 1) + 2, 2)
+        lines = X[:-2].reshape(deg, deg + 1, 2)
+        slopes = np.diff(lines[..., 1], axis=1) / np.diff(lines[..., 0], axis=1)
+        np.testing.assert_allclose(slopes, -2.0, rtol=1e-9)
+        d = X[i1] - X[i0]
+        assert np.all(d > 0) and np.linalg.norm(d) == pytest.approx(0.02)
+        assert (i1, i0) in sc.pareto_pairs(X, np.eye(2))
+
+
+def test_unrestricted_btl_two_candidates_is_the_logit():
+    """Two candidates, shares p and 1 - p: the unrestricted BTL score gap is ln(p / (1 - p))."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    f = sc.fit_rows(sc.unrestricted_rows(X, np.eye(2), [0.7, 0.3]), "btl", check=False)
+    assert f.theta[0] - f.theta[1] == pytest.approx(math.log(0.7 / 0.3), abs=1e-10)
+
+
+def test_half_circle_arc_is_uniform_coverage_and_a_quadrant_is_not():
+    """Directions x and -x are one comparison, so an arc of 180 degrees is the whole coverage: the BTL fit
+    points along sum_i w_i v_i / |v_i| (the closed form); the contested quadrant alone does not."""
+    V, w = np.eye(2), np.array([0.7, 0.3])
+    th = sc.fit_rows(sc.arc_rows(V, w, (-90, 90)), "btl").theta
+    assert sc.angle_deg(th, [0.7, 0.3]) < 1e-6
+    th = sc.fit_rows(sc.arc_rows(V, w, (-90, 0)), "btl").theta
+    assert not sc.in_cone(th, V)
+    with pytest.raises(ValueError, match="0 < hi - lo <= 180"):
+        sc.arc_rows(V, w, (0, 200))
+
+
+def test_pmc_gaps_majority_loss_and_ordinary_loss_on_ge():
+    from fractions import Fraction
+    g = sc.ge_instance(eps="1/100", delta="2", voter=(Fraction(1), Fraction(1)), counts=(3, 1), exact=True)
+    glob, gaps = sc.pmc_gaps(g.candidates, g.voters, [3, 1], majority_loss=False)
+    assert glob == Fraction(2003, 50)  # the brief's exact global hinge minimum
+    assert dict(((a, b), gp) for a, b, gp in gaps)[(5, 2)] == 0  # some optimum ranks c above c'
+    glob, gaps = sc.pmc_gaps(g.candidates, g.voters, [3, 1], majority_loss=True)
+    assert glob == 0 and len(gaps) == 15 and min(gp for *_, gp in gaps) > 0  # 6 candidates, one ranking
+
+
+def test_norm_budget_example_numbers():
+    """The brief's numbers: 1.403 deg, theta = (0.99970, 0.02448), r(c) = -0.0488 < r(b) = 0; L2 penalties
+    1, 0.1, 0.01 still rank b above c."""
+    f = sc.unit_norm_fit(0.1, 0.05)
+    assert f.angle_deg == pytest.approx(1.403, abs=5e-4)
+    np.testing.assert_allclose(f.theta, [0.99970, 0.02448], atol=5e-6)
+    assert f.rewards[2] == pytest.approx(-0.0488, abs=5e-5) and f.margin_cb_bracket < 0
+    for lam in (1.0, 0.1, 0.01):
+        assert sc.penalised_fit(lam) @ [-0.05, 0.05] < 0
+    v, L = sc.unconstrained_ray()
+    assert v @ [-0.05, 0.05] > 0 and L < math.log(2)
+
+
+def test_c_star_is_never_first_and_the_c1_profiles_by_hand():
+    """sum(theta) / 5 < max |theta_i| for theta != 0 (a plain loop over random theta), the Farkas multipliers
+    9/5 and 1/5, and the eight profiles' defining facts recomputed with Fractions in a loop."""
+    rng = np.random.default_rng(0)
+    for th in rng.normal(size=(2000, 4)):
+        assert th.sum() / 5 < np.abs(th).max()
+    cert = sc.c_star_top_certificate(Fraction(1, 5))
+    assert not cert["c_star_can_be_first"] and cert["lambda"] == (Fraction(9, 5), Fraction(1, 5))
+    assert sc.c_star_top_certificate(Fraction(3, 10))["min_margin"] == Fraction(1, 5)  # 4 * 3/10 - 1
+    cands = [tuple(Fraction(int(i == j)) for j in range(4)) for i in range(4)]
+    cands += [tuple(-x for x in c) for c in cands] + [(Fraction(1, 5),) * 4]
+    dot = lambda v, x: sum(Fraction(int(a)) * b for a, b in zip(v, x))
+    graphs = []
+    for t, prof in enumerate(sc.C1_PROFILES):
+        for v in prof:
+            assert dot(v, cands[8]) > dot(v, cands[t])  # every voter prefers c* to t
+        graphs.append({(a, b) for a in range(9) for b in range(9) if a != b
+                       and sum(dot(v, cands[a]) > dot(v, cands[b]) for v in prof) >= 3})
+    assert all(g == graphs[0] for g in graphs) and all((8, b) in graphs[0] for b in range(8))
+    facts = sc.c1_construction_facts()
+    assert facts["same_majority_graph"] and facts["c_star_condorcet"] and all(facts["c_star_pareto_over_t"])

@@ -253,19 +253,28 @@ class LCPOResult:
     lps: int
 
 
-def lcpo(candidates, voters, weights=None) -> LCPOResult:
+def lcpo(candidates, voters, weights=None, *, pareto: bool = True) -> LCPOResult:
     """Leximax Copeland subject to Pareto optimality (Ge et al. 2024, Section 4, Theorem 4.3).
 
     Position by position, among the remaining candidates c for which some linear reward ranks the prefix
-    in order, above c, c above every other remaining candidate, and every remaining Pareto pair in order
-    (an LP with ``<theta, x_a - x_b> >= 1`` per constraint), place the one with the highest Copeland score
-    (number of pairwise-majority wins, half for a half-half pair; ties to the lower index).
+    in order, above c, c above every other remaining candidate, and every Pareto pair among the remaining
+    candidates (c included) in order (an LP with ``<theta, x_a - x_b> >= 1`` per constraint), place the
+    one with the highest Copeland score (number of pairwise-majority wins, half for a half-half pair; ties
+    to the lower index). The output is Pareto optimal by construction: a candidate is placed only when no
+    remaining candidate Pareto-dominates it, and the prefix was placed the same way.
 
-    Args: candidates ``[n, d]``; voters ``[k, d]``; weights ``[k]``.
+    The Pareto constraints do bind: a Pareto dominator always has the strictly higher Copeland score (every
+    voter preferring the dominated c to x also prefers the dominator to x), so the greedy reaches it
+    first, but the Copeland-leximax prefix can make the dominator infeasible at its position while the
+    dominated candidate is feasible; ``pareto=False`` (the same leximax Copeland without the Pareto
+    constraints) then outputs a ranking that reverses a Pareto pair (``lcpo_binding_instance`` holds one).
+
+    Args: candidates ``[n, d]``; voters ``[k, d]``; weights ``[k]``; pareto: keep the Pareto constraints
+      (``False``: the ablation without them, not LCPO).
     Returns: :class:`LCPOResult`.
     Raises:
-      ValueError: a voter ties two candidates (LCPO is defined for strict rankings only; brief, Errata),
-        or the usual bad-input errors.
+      ValueError: a voter ties two candidates (LCPO is defined for strict rankings only), or the usual
+        bad-input errors.
     """
     X, V, w = validate(candidates, voters, weights)
     n = X.shape[0]
@@ -277,9 +286,8 @@ def lcpo(candidates, voters, weights=None) -> LCPOResult:
         i = int(np.argmax(S[a, b] == 0))
         raise ValueError(f"voter {i} scores candidates {a} and {b} equally; LCPO needs strict rankings")
     M = (S > 0).astype(np.float64) @ w / w.sum()
-    tol = 8 * EPS
-    copeland = ((M > 0.5 + tol) & off).sum(1) + 0.5 * ((np.abs(M - 0.5) <= tol) & off).sum(1)
-    pareto = [(int(a), int(b)) for a, b in np.argwhere(np.all(S > 0, axis=2) & off)]
+    copeland = copeland_scores(M)
+    dominance = [(int(a), int(b)) for a, b in np.argwhere(np.all(S > 0, axis=2) & off)] if pareto else []
     ranked: list[int] = []
     remaining = list(range(n))
     lps = 0
@@ -292,7 +300,7 @@ def lcpo(candidates, voters, weights=None) -> LCPOResult:
             if ranked:
                 cons.append(X[ranked[-1]] - X[c])
             cons += [X[c] - X[j] for j in rest]
-            cons += [X[a] - X[b] for a, b in pareto if a in rest and b in rest]
+            cons += [X[a] - X[b] for a, b in dominance if a in remaining and b in remaining]
             lps += 1
             th = linear_feasible(np.array(cons).reshape(-1, X.shape[1]))
             if th is not None:
@@ -304,6 +312,77 @@ def lcpo(candidates, voters, weights=None) -> LCPOResult:
         remaining.remove(best)
         theta = best_theta
     return LCPOResult(tuple(ranked), theta, copeland.astype(np.float64), lps)
+
+
+def copeland_scores(M) -> np.ndarray:
+    """``[n]`` Copeland scores of the majority matrix ``M [n, n]`` (``M[a, b]`` the weight share preferring a
+    to b): pairwise-majority wins, plus one half per half-half pair (Ge et al. 2024, Section 4)."""
+    M = np.asarray(M, np.float64)
+    off = ~np.eye(M.shape[0], dtype=bool)
+    tol = 8 * EPS
+    return ((M > 0.5 + tol) & off).sum(1) + 0.5 * ((np.abs(M - 0.5) <= tol) & off).sum(1)
+
+
+def majority_top(candidates, voters, weights=None) -> int | None:
+    """The candidate ranked first by voters of total weight share above 1/2, or None (the hypothesis of
+    majority consistency, Ge et al. 2024, Section 4).
+
+    Args: candidates ``[n, d]``; voters ``[k, d]``; weights ``[k]``.
+    Raises: ValueError: a voter whose top is tied (exact signs), or the usual bad-input errors.
+    """
+    X, V, w = validate(candidates, voters, weights)
+    share = np.zeros(X.shape[0])
+    for v, wi in zip(V, w):
+        top = voter_top(X, v)
+        share[top] += wi
+    share /= w.sum()
+    i = int(np.argmax(share))
+    return i if share[i] > 0.5 else None
+
+
+def voter_top(candidates, voter) -> int:
+    """Index of the candidate a voter scores highest (exact signs). Raises ValueError on a tie at the top."""
+    X = as_points(candidates, "candidates")
+    v = np.asarray(voter, np.float64).reshape(1, -1)
+    S = _sign_matrix(X, v)[:, :, 0]
+    off = ~np.eye(X.shape[0], dtype=bool)
+    top = np.nonzero(np.all((S > 0) | ~off, axis=1))[0]
+    if top.size != 1:
+        raise ValueError("the voter's top candidate is tied")
+    return int(top[0])
+
+
+def raise_candidate(candidates, voter, c: int) -> np.ndarray | None:
+    """A voter vector whose ranking is the given voter's with candidate ``c`` moved up one position (an
+    adjacent swap with the candidate just above it, the other candidates' order kept), or None when no
+    linear voter has that ranking or ``c`` is already on top (an LP with margins >= 1 along the ranking, so
+    the returned voter has no ties). Used for winner monotonicity (Ge et al. 2024, Section 4).
+
+    Args: candidates ``[n, d]``; voter ``[d]``; c: candidate index.
+    Raises: ValueError: a tie in the voter's ranking, or the usual bad-input errors.
+    """
+    X, V, _ = validate(candidates, np.asarray(voter, np.float64).reshape(1, -1))
+    S = _sign_matrix(X, V)[:, :, 0]
+    off = ~np.eye(X.shape[0], dtype=bool)
+    if np.any((S == 0) & off):
+        raise ValueError("the voter ties two candidates")
+    order = [int(i) for i in np.argsort(-(S > 0).sum(1), kind="stable")]
+    pos = order.index(int(c))
+    if pos == 0:
+        return None
+    order[pos - 1], order[pos] = order[pos], order[pos - 1]
+    return linear_feasible(np.array([X[order[i]] - X[order[i + 1]] for i in range(len(order) - 1)]))
+
+
+def lower_candidate(candidates, voter, c: int) -> np.ndarray | None:
+    """As :func:`raise_candidate`, with ``c`` moved down one position (None when it is last)."""
+    X, V, _ = validate(candidates, np.asarray(voter, np.float64).reshape(1, -1))
+    S = _sign_matrix(X, V)[:, :, 0]
+    order = [int(i) for i in np.argsort(-(S > 0).sum(1), kind="stable")]
+    pos = order.index(int(c))
+    if pos == len(order) - 1:
+        return None
+    return raise_candidate(X, voter, order[pos + 1])
 
 
 def check_ranking_axioms(candidates, voters, weights, ranking) -> dict:

@@ -516,13 +516,49 @@ class DoseProblem:
     unanimous: np.ndarray
 
 
-def dose_problem(diffs, voters, weights, unanimous: int, *, resolution: int | None = None) -> DoseProblem:
+def arc_rows(voters, weights, arc_deg, n: int = 96) -> Rows:
+    """Rows of comparisons whose directions are uniform on an arc of the circle (d = 2) instead of the
+    whole circle: a coverage that is not rotation invariant (outside H&K Theorem 5.1's hypothesis).
+    Gauss-Legendre in the angle on each piece between the voters' normal lines; every voter labels every
+    direction; total weight ``sum w_i``.
+
+    Args: voters ``[k, 2]``; weights ``[k]``; arc_deg: ``(lo, hi)`` angles in degrees, ``0 < hi - lo <=
+      180`` (directions x and -x are the same comparison); n: nodes.
+    Raises: ValueError: not d = 2, an empty or longer arc.
+    """
+    V = np.asarray(voters, np.float64)
+    lo, hi = (float(a) for a in arc_deg)
+    if V.ndim != 2 or V.shape[1] != 2:
+        raise ValueError(f"arc coverage is implemented for d = 2, got voters of shape {V.shape}")
+    if not 0 < hi - lo <= 180:
+        raise ValueError(f"arc must satisfy 0 < hi - lo <= 180 degrees, got ({lo}, {hi})")
+    # Gauss-Legendre on each piece between the voters' normal lines (<v_i, x> = 0), where the labels are
+    # constant and the integrand smooth.
+    normals = np.degrees(np.arctan2(-V[:, 0], V[:, 1]))
+    cuts = sorted({lo, hi} | {c + 180 * j for c in normals for j in range(-3, 4) if lo < c + 180 * j < hi})
+    t, wt = special.roots_legendre(n)
+    phi = np.concatenate([a + (t + 1) * (b - a) / 2 for a, b in zip(cuts[:-1], cuts[1:])])
+    q1 = np.concatenate([wt * (b - a) / 2 for a, b in zip(cuts[:-1], cuts[1:])]) / (hi - lo)
+    x = np.stack([np.cos(np.radians(phi)), np.sin(np.radians(phi))], 1)
+    q = np.concatenate([q1, q1])  # the quadrature weights of x and of -x, each summing to 1
+    S = x @ V.T
+    w = np.asarray(weights, np.float64)
+    W = np.concatenate([(S > 0) @ w, (S < 0) @ w]) * q
+    keep = W > 0
+    both = np.concatenate([((S > 0) @ w > 0) & ((S < 0) @ w > 0)] * 2)
+    return Rows(np.concatenate([x, -x])[keep], W[keep], -np.ones((int(keep.sum()), 2), np.int64), both[keep])
+
+
+def dose_problem(diffs, voters, weights, unanimous: int, *, resolution: int | None = None,
+                 arc_deg=None) -> DoseProblem:
     """Build the dose-response problem for BTL: ``diffs [N, d]`` labelled by ``voters``, the index of the
-    unanimous difference, and the uniform-coverage rows (smooth-loss quadrature)."""
+    unanimous difference, and the uniform-coverage rows (smooth-loss quadrature); with ``arc_deg = (lo,
+    hi)`` (d = 2) the mixed-in coverage is uniform on that arc only (:func:`arc_rows`)."""
     D = np.asarray(diffs, np.float64)
-    return DoseProblem(pair_rows(D, voters, weights), D.shape[0],
-                       coverage_rows(voters, weights, loss="btl", resolution=resolution),
-                       np.asarray(voters, np.float64), D[unanimous])
+    cov = (coverage_rows(voters, weights, loss="btl", resolution=resolution) if arc_deg is None else
+           arc_rows(voters, weights, arc_deg, n=resolution or RESOLUTION["smooth"][2]))
+    return DoseProblem(pair_rows(D, voters, weights), D.shape[0], cov, np.asarray(voters, np.float64),
+                       D[unanimous])
 
 
 def dose_fit(prob: DoseProblem, alpha: float, loss: str = "btl") -> np.ndarray:

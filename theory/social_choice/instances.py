@@ -16,6 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from theory.numerics import float64
+
 GE_NAMES = ("a", "b", "c", "a'", "b'", "c'")
 
 
@@ -121,3 +123,73 @@ def random_po_instance(key, n_base: int, box: float, eps: float):
     phi = jax.random.uniform(k3, (), minval=0.0, maxval=jnp.pi / 2)
     new = base[j] + eps * jnp.stack([jnp.cos(phi), jnp.sin(phi)])
     return jnp.concatenate([base, new[None]], axis=0), j
+
+
+PROFILE_FAMILIES = ("generic", "compromise")
+
+
+def random_profile(key, family: str = "generic", n: int = 7, k: int = 3, noise: float = 0.1):
+    """A random finite instance with no voter weight above one half (numpy float64 from ``key``).
+
+    * ``generic``: ``n`` candidates N(0, I_3), ``k`` voters |N(0, I_3)| (a pointed cone, so Pareto pairs
+      exist), weights uniform in [0.6, 1] (a share at most 1 / (1 + 0.6 (k - 1)) < 1/2 for k >= 3):
+      majority cycles and coalition majorities occur.
+    * ``compromise``: Ge et al.'s Copeland-versus-Pareto tension made concrete: a compromise candidate
+      w ~ (1, 1, 1) that beats x_j ~ 4 e_j (j = 1..3) and c ~ 4.5 e_1 by majority, with a = c + 0.2 u
+      (u a uniform direction of the positive orthant) Pareto-dominating c, every point perturbed by
+      N(0, noise^2); 3 voters e_j + |N(0, 0.15^2)|, weights uniform in [0.6, 1]. Every reward that ranks
+      w first ranks c above a (the sum of w - x_j is -(1, 1, 1) before the noise), so leximax Copeland
+      without the Pareto constraints reverses (a, c) (``n``, ``k`` ignored: 6 candidates, 3 voters).
+
+    Returns: ``(X [n, 3], V [k, 3], w [k])`` with w normalised to sum 1.
+    Raises: ValueError: an unknown family, k < 3 (a voter could hold a majority), n < 3.
+    """
+    if family not in PROFILE_FAMILIES:
+        raise ValueError(f"family must be one of {PROFILE_FAMILIES}, got {family!r}")
+    if family == "generic" and (k < 3 or n < 3):
+        raise ValueError(f"need k >= 3 voters (no voter above one half) and n >= 3 candidates, got k={k}, n={n}")
+    with float64():
+        return _random_profile(key, family, n, k, noise)
+
+
+def _random_profile(key, family, n, k, noise):
+    k1, k2, k3, k4 = jax.random.split(key, 4)
+    f64 = jnp.float64
+    if family == "generic":
+        X = jax.random.normal(k1, (n, 3), f64)
+        V = jnp.abs(jax.random.normal(k2, (k, 3), f64))
+    else:
+        k = 3
+        base = jnp.array([[1.0, 1.0, 1.0], [4.0, 0, 0], [0, 4.0, 0], [0, 0, 4.0], [4.5, 0, 0]], f64)
+        base = base + noise * jax.random.normal(k1, base.shape, f64)
+        u = jnp.abs(jax.random.normal(k4, (3,), f64))
+        X = jnp.concatenate([base, (base[4] + 0.2 * u / jnp.linalg.norm(u))[None]])
+        V = jnp.eye(3, dtype=f64) + jnp.abs(0.15 * jax.random.normal(k2, (3, 3), f64))
+    w = jax.random.uniform(k3, (k,), f64, minval=0.6, maxval=1.0)
+    return np.asarray(X), np.asarray(V), np.asarray(w / w.sum())
+
+
+def theorem41_layout(key, degree: int, delta: float = 0.02, box: float = 1.0, spread: float = 2.0):
+    """A random instance with the layout of Hollender & Kraiczy's Theorem 4.1 for reward degree ``degree``
+    (the paper's exact coordinates are not available to us): ``degree`` lines y = -2 x + b_j (b_j uniform
+    in [-spread, spread]) with ``degree + 1`` points each (x uniform in [-box, box]), a candidate c0
+    uniform in [-box, box]^2 and c1 = c0 + delta u with u a uniform direction of the positive quadrant, so
+    voters (1, 0) and (0, 1) both prefer c1: ``degree (degree + 1) + 2`` candidates.
+
+    Returns: ``(X [degree (degree + 1) + 2, 2] float64 numpy, (i1, i0))`` the Pareto pair (c1 first).
+    Raises: ValueError: degree < 1, delta <= 0.
+    """
+    if int(degree) < 1 or not delta > 0:
+        raise ValueError(f"need degree >= 1 and delta > 0, got degree={degree}, delta={delta}")
+    D = int(degree)
+    with float64():
+        k1, k2, k3, k4 = jax.random.split(key, 4)
+        b = jax.random.uniform(k1, (D,), jnp.float64, -spread, spread)
+        x = jax.random.uniform(k2, (D, D + 1), jnp.float64, -box, box)
+        lines = jnp.stack([x, -2 * x + b[:, None]], -1).reshape(-1, 2)
+        c0 = jax.random.uniform(k3, (2,), jnp.float64, -box, box)
+        phi = jax.random.uniform(k4, (), jnp.float64, 0.0, jnp.pi / 2)
+        c1 = c0 + delta * jnp.stack([jnp.cos(phi), jnp.sin(phi)])
+        X = np.asarray(jnp.concatenate([lines, c0[None], c1[None]]))
+    n = X.shape[0]
+    return X, (n - 1, n - 2)

@@ -268,6 +268,20 @@ def comparison_rows(candidates, voters, weights=None, degree: int = 1, *, exact:
     return Rows(Z, wts, pr, contested)
 
 
+def unrestricted_rows(candidates, voters, weights=None) -> Rows:
+    """The comparison rows of an instance for an unrestricted reward (one free score per candidate: the
+    features are the candidates' indicator vectors, ``Z = e_a - e_b``), the class every polynomial degree
+    tends to and the nonparametric BTL of Noothigattu, Peters and Procaccia (NeurIPS 2020), which is
+    Pareto optimal. ``theta [n]`` are the rewards themselves (defined up to a constant: the fit lives in
+    the span of the rows).
+
+    Raises: ValueError: as :func:`comparison_rows`.
+    """
+    rows = comparison_rows(candidates, voters, weights)
+    E = np.eye(np.asarray(candidates).shape[0])
+    return Rows(E[rows.pairs[:, 0]] - E[rows.pairs[:, 1]], rows.w, rows.pairs, rows.contested)
+
+
 def pair_rows(diffs, voters, weights=None, *, exact: bool = False) -> Rows:
     """Comparison rows of pair data (brief §1, pair-data limit): each difference vector ``diffs[j]`` is
     labelled by every voter, who prefers the orientation ``sign<v_i, diffs[j]> diffs[j]``.
