@@ -1,4 +1,4 @@
-"""Proofs by example for the MDM-variance toolkit (theory/mdm_variance.py): exact identities in float64
+"""Proofs by example for the MDM-variance toolkit (theory/mdm_variance/): exact identities in float64
 (the conftest turns x64 on), unbiased nested estimators against a loss with a known decomposition, the
 MIRROR closed form, P-POTS optimality, StraTS/EMA, bad input, and one tiny run of each experiment."""
 

@@ -1,4 +1,4 @@
-"""MDM-variance estimators (theory/mdm_variance.py) against expected values that do not come from the code
+"""MDM-variance estimators (theory/mdm_variance/) against expected values that do not come from the code
 under test: delete-one jackknives recomputed from scratch in loops, standard errors against the spread of
 independent repeats, MIRROR's per-token moments by exact rational arithmetic, and hand-worked EMA and
 binning steps. float64 throughout (the conftest turns x64 on).

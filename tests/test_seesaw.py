@@ -97,12 +97,13 @@ def test_isserlis_expansion_agrees_with_a_monte_carlo_of_the_gradient():
 
 
 def test_monte_carlo_sgd_agrees_with_recursion_within_3_se():
+    # label-noise variance 0.3, not 1: a noise drawn with sd 1/sqrt(0.3) (or variance 0.3^2) differs here
     lam = jnp.asarray(th.power_law_eigs(8))
     lrs, bs = th.phase_schedule(0.5, 2, 1.0, 2.0, 256, 3)
-    exact = th.expected_risk(lam, 1.0, 1.0, lrs, bs)
+    exact = th.expected_risk(lam, 1.0, 0.3, lrs, bs)
     from sims import runtime
 
-    mean, se = runtime.mean_over_seeds(lambda k: th.sgd_risk_path(k, lam, jnp.ones(8), 1.0, lrs, bs), 0, 512)
+    mean, se = runtime.mean_over_seeds(lambda k: th.sgd_risk_path(k, lam, jnp.ones(8), 0.3, lrs, bs), 0, 512)
     z = (mean - exact)[1:] / se[1:]
     assert np.max(np.abs(z[-1])) < 3.0 and np.mean(np.abs(z)) < 2.0
     assert se[-1] / mean[-1] < 0.1  # the check has power: 10% relative precision or better
@@ -122,6 +123,32 @@ def test_phase_schedule_spends_equal_samples_per_phase():
         th.phase_schedule(1.0, 8, 1, 4, 64, 3)
     with pytest.raises(ValueError):
         th.phase_schedule(-1.0, 8, 1, 1, 64, 1)
+    # a phase of one step (nominal batch = its budget) is a phase
+    l1, b1 = th.phase_schedule(1.0, 64, 1, 1, 64, 1)
+    np.testing.assert_array_equal(b1, [64.0])
+    # exact inputs give the documented float64 arrays: 12 samples at nominal batch 8 is round(1.5) = 2 steps
+    # of batch 6 per phase, at lr 1/2 then 1/6
+    l3, b3 = th.phase_schedule(Fraction(1, 2), 8, 3, 1, Fraction(12), 2)
+    assert l3.dtype == b3.dtype == np.float64
+    np.testing.assert_allclose(l3, np.r_[np.full(2, 0.5), np.full(2, 1 / 6)], rtol=1e-15)
+    np.testing.assert_array_equal(b3, 6.0)
+
+
+def test_phase_schedule_names_the_argument_it_refuses():
+    for i, name in enumerate(["eta0", "b0", "alpha", "beta", "samples_per_phase"]):
+        args = [1.0, 8, 1, 1, 64]
+        args[i] = 0
+        with pytest.raises(ValueError, match=f"^{name} must be > 0"):
+            th.phase_schedule(*args, 1)
+
+
+def test_phase_schedule_step_limit_counts_every_phase(monkeypatch):
+    """MAX_STEPS bounds the running total over phases (8 steps per phase here): 3 phases fit in 24, a 4th
+    is refused, naming the phases counted."""
+    monkeypatch.setattr(th, "MAX_STEPS", 24)
+    assert th.phase_schedule(1.0, 8, 1, 1, 64, 3)[0].size == 24
+    with pytest.raises(ValueError, match="first 4 phases is 32"):
+        th.phase_schedule(1.0, 8, 1, 1, 64, 4)
 
 
 def test_paper_step_counts_and_scheduler_shape():
@@ -279,6 +306,38 @@ def test_bad_inputs_raise():
         th.sgd_risk_path(jax.random.key(0), jnp.ones(2), jnp.ones(2), 1.0, [0.1], [1.5])
 
 
+
+
+def test_spectrum_moment_and_batch_checks_at_their_boundaries():
+    """noise_scale / stability_radius / sgd_risk_path refuse what they document and accept the boundary
+    (m = 0, batch 1) and exact inputs (taken as their float64 values)."""
+    assert th.noise_scale([Fraction(2), Fraction(1, 2)], [Fraction(1), 4], 0.3) == pytest.approx(2.15, rel=1e-14)
+    # m = [0, 4]: tr H 2.5, sum l m + sigma^2 = 2.3, sum l^2 m = 1; scalar m = 1/2: 1.55 and 2.125
+    assert th.noise_scale([2.0, 0.5], [0.0, 4.0], 0.3) == pytest.approx(2.5 * 2.3, rel=1e-14)
+    assert th.noise_scale([2.0, 0.5], 0.5, 0.3) == pytest.approx(2.5 * 1.55 / 2.125, rel=1e-14)
+    for eigs in ([2.0, 0.0], [2.0, -0.5], [2.0, math.inf], [2.0, math.nan], [], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="eigs must be"):
+            th.noise_scale(eigs, 1.0, 0.3)
+        with pytest.raises(ValueError, match="eigs must be"):
+            th.stability_radius(eigs, 0.1, 4)
+    for m in ([1.0, -1.0], [1.0, math.nan], [1.0, math.inf], [1.0, 2.0, 3.0]):
+        with pytest.raises(ValueError, match="m must be"):
+            th.noise_scale([2.0, 0.5], m, 0.3)
+    # batch 1 is a batch; exact integer batch sizes are integers
+    eigs = jnp.array([1.0, 0.5])
+    path = th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [0.1, 0.1, 0.1], [1, 1, Fraction(2)])
+    assert path.shape == (4,) and np.all(np.isfinite(path)) and path[0] == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="integer"):
+        th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [0.1], [0.5])
+    # a zero or exact learning rate is a learning rate; an infinite or negative one is refused
+    path = th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [0.0, Fraction(1, 10)], [2, 2])
+    assert path[1] == path[0] and path[2] < path[0]
+    for lr in (math.inf, -0.1, math.nan):
+        with pytest.raises(ValueError, match="learning rates"):
+            th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [lr], [2])
+    # the draws take the spectrum's precision (float32 here, with float64 enabled process-wide)
+    e32 = jnp.ones(2, jnp.float32)
+    assert th.sgd_risk_path(jax.random.key(0), e32 / 2, e32, 0.5, [0.1], [2]).dtype == jnp.float32
 
 # ---------------------------------------------------------------------------------------------------
 # Bounded work and boundary checks: a public function finishes in bounded time or refuses, naming the limit

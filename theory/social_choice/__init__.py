@@ -7,8 +7,11 @@ Alignment from Human Feedback", NeurIPS 2024 (arXiv 2405.14758). Brief: ``shared
 
 Modules:
 
-* ``model``: instances, votes (exact ties), lifted monomial features, BTL / hinge / exponential losses,
-  the certified Newton fit (JAX, vmap-able) and the hinge LP.
+* ``model``: the fits (existence of a finite optimum, the hinge LP, ``fit_rows``, ``fit_reward``); it
+  re-exports the names of the three modules below, which it is built on.
+* ``rows``: instances, votes (exact ties), lifted monomial features, comparison rows.
+* ``losses``: BTL / hinge / exponential losses and their derivatives.
+* ``newton``: the certified Newton fit (JAX, vmap-able) and its plain-jnp Cholesky linear algebra.
 * ``exact``: exact rational optimality certificates of the hinge LP (HiGHS basis re-solved in
   python-flint rationals, primal/dual feasibility and equal objectives verified exactly).
 * ``axioms``: Pareto violations, whole-space PO (cone test by NNLS), PMC, and LCPO.
