@@ -193,74 +193,185 @@ def _check_single_neuron_exact(r: ledger.Reads) -> ledger.Evidence:
 # 2. Theorem 1's scalings (Figure 1)
 # ---------------------------------------------------------------------------------------------------
 
-EXPONENT_TOL = 0.02
-SQRT_TOL = 0.05
+# Rival laws of the scaling tests: at nu = 1/sqrt(n) a flip probability that does not fall (n^0: what a fixed
+# nu gives) and one linear in nu (n^(-1/2): what n nu < 1 gives, at most one flipped bit); in nu at fixed n,
+# nu^0 and nu^1. Each test asks for the fitted exponent to lie closer to the law than to the nearest rival:
+# within half the gap.
+WIDTH_EXPONENT, WIDTH_TOL = -0.25, 0.125  # half the gap from -1/4 to 0 and to -1/2
+NU_EXPONENT, NU_TOL = 0.5, 0.25  # half the gap from 1/2 to 0 and to 1
+FIXED_NU = 0.1  # the control's fixed rate: above 1/sqrt(n) at every n > 100 (outside nu = O(1/sqrt(n)))
+
+
+def _exponent_near(name: str, slope: float, law: float, tol: float) -> ledger.Decision:
+    """A deterministic (exact-curve) fitted exponent within ``tol`` (half the gap to the nearest rival law)
+    of ``law``."""
+    return ledger.compare(name, abs(slope - law), "<=", tol,
+                          f"|fitted exponent - {law:g}| <= {tol:g}: closer to the law than to the nearest rival "
+                          "law (half their gap; exact values, float64 least squares)")
 
 
 @ledger.claim("lif_snn.theorem1_scaling",
               source="Araya et al. Theorem 1 (beta = 1, static input) and Figure 1",
-              statement="At nu = 1/sqrt(n) the expected noise sensitivity of one random sIF neuron falls like "
-                        "n^(-1/4) (fitted over n = 10^2..10^4 at t = 1, 2), grows like sqrt(nu) at fixed n, and "
-                        "grows only mildly (sub-quadratically) with t = 1..10.",
+              statement="At nu = 1/sqrt(n) the expected noise sensitivity P_t of one random sIF neuron falls like "
+                        "n^(-1/4) (the bound C t^2 sqrt(nu)): at t = 1, 2 over the figure's n = 10^2..10^4 (exact "
+                        "curves and Monte Carlo), and at every t = 1..10 in the large-n limit; at fixed n it grows "
+                        "like sqrt(nu) in the regime n nu >> 1.",
+              expected={"quick": "holds", "paper": "holds"},
+              why="the t = 1, 2 exponents are -0.250, -0.251 (exact) and -0.252 +- 0.002 (Monte Carlo); in the "
+                  "large-n limit (n = 10^12..10^16) every t = 1..10 has -0.250; the sqrt(nu) exponent at n = 10^4 "
+                  "is 0.505 (numbers when this was written). Each control (a fixed nu = 0.1, outside nu = "
+                  "O(1/sqrt(n)): exponent ~0; n nu < 1: exponent ~1) fails the same test. For t >= 3 over the "
+                  "figure's n the exponent is -0.18 to -0.20 (pre-asymptotic: reported, and decided only in the "
+                  "large-n limit, where the theorem's rate applies). The growth in t (c_t = lim P_t / sqrt(nu), "
+                  "about linear in t) is reported, not decided: the bound's constant C is not given, so 'below "
+                  "C t^2 sqrt(nu)' has no failing outcome at finite T.",
               reads=("lif_snn_single_neuron",))
 def _check_theorem1_scaling(r: ledger.Reads) -> ledger.Evidence:
     a, meta = r["lif_snn_single_neuron"]
     widths, exact = a["widths"], a["slif_exact"]
     theta = float(meta["config"]["theta"])
-    decisions = []
+    decisions, controls = [], []
     slopes = {f"t={t}": _fit(widths, exact[:, t - 1])[0] for t in range(1, exact.shape[1] + 1)}
     for k in (1, 2):
-        decisions.append(ledger.compare(f"t={k}: |width exponent + 1/4| (exact curve)", abs(slopes[f"t={k}"] + 0.25),
-                                        "<=", EXPONENT_TOL, "float64 least-squares log-log slope"))
+        decisions.append(_exponent_near(f"t={k}: width exponent (exact curve, n = {int(widths[0])}.."
+                                        f"{int(widths[-1])})", slopes[f"t={k}"], WIDTH_EXPONENT, WIDTH_TOL))
     per = a["mc_per_seed"][:, list(a["kinds"]).index("slif")]  # [S, W, T]
     mc_mean, mc_se = _mean_se(per)
     mc_slopes = {f"t={t}": _fit(widths, mc_mean[:, t - 1], mc_se[:, t - 1]) for t in (1, 2)}
+    for k in (1, 2):
+        sl, sse = mc_slopes[f"t={k}"]
+        decisions.append(ledger.ztest(
+            f"t={k}: width exponent (Monte Carlo) within {WIDTH_TOL:g} of -1/4", sl - WIDTH_EXPONENT, sse, WIDTH_TOL,
+            "within", Z_MC, f"|slope + 1/4| below {WIDTH_TOL:g} (half the gap to the rival laws n^0, n^(-1/2)) at "
+                            f"{Z_MC:g} SE (delta-method SE over seeds)"))
     z = (mc_mean - exact) / mc_se
     decisions.append(_agree("Monte Carlo vs exact curves, max over n and t", float(np.max(np.abs(z))), Z_MANY))
+    # Every t in the large-n limit (the plug-in curves, exact as n -> infinity).
+    big, plug = a["large_widths"], a["slif_plugin_large"]
+    large = {f"t={t}": _fit(big, plug[:, t - 1])[0] for t in range(1, plug.shape[1] + 1)}
+    decisions += [_exponent_near(f"{k}: width exponent in the large-n limit (n = {big[0]:.0e}..{big[-1]:.0e})", v,
+                                 WIDTH_EXPONENT, WIDTH_TOL) for k, v in large.items()]
     # sqrt(nu) at fixed n = 10^4, in the regime n nu >= 10 (exact mixture).
     nus = np.array([0.001, 0.002, 0.005, 0.01, 0.02])
     sqrt_slope = _fit(nus, [th.single_neuron_flip_probability(10_000, theta, v) for v in nus])[0]
-    decisions.append(ledger.compare("|nu exponent - 1/2| at n = 10^4 (exact)", abs(sqrt_slope - 0.5), "<=", SQRT_TOL,
-                                    "float64 least-squares log-log slope"))
-    # Growth in t: exact ratios P_t / P_1 in the figure, and the small-noise constants c_t = lim P_t / sqrt(nu).
-    ratio = exact[:, -1] / exact[:, 0]
-    c = a["small_noise_constants"]
-    t = np.arange(1, c.size + 1)
-    quad = c / (c[0] * t**2)
-    decisions.append(ledger.compare("max over t >= 2 of c_t / (c_1 t^2)", float(np.max(quad[1:])), "<", 1.0,
-                                    "exact small-noise constants (deterministic)"))
-    # Controls: the same fits outside the hypotheses.
-    fixed = np.array([th.single_neuron_flip_probability(int(n), theta, 0.01) for n in widths])
+    decisions.append(_exponent_near("nu exponent at n = 10^4, n nu = 10..200 (exact)", sqrt_slope, NU_EXPONENT,
+                                    NU_TOL))
+    # Controls, outside the hypotheses, by the same tests.
+    fixed = np.array([th.single_neuron_flip_probability(int(n), theta, FIXED_NU) for n in widths])
     fixed_slope = _fit(widths, fixed)[0]
+    fixed_large = _fit(big, [th.static_plugin_flip_probabilities(theta, FIXED_NU, plug.shape[1])[-1]] * big.size)[0]
     lin_nus = np.array([1e-4, 2e-4, 5e-4, 1e-3])
     lin_slope = _fit(lin_nus, [th.single_neuron_flip_probability(100, theta, v) for v in lin_nus])[0]
     controls = [
-        ledger.Control(f"nu = 0.01 fixed instead of 1/sqrt(n) (t = 1, exact), same |exponent + 1/4| <= "
-                       f"{EXPONENT_TOL} test", ledger.compare("|width exponent + 1/4| at fixed nu",
-                                                              abs(fixed_slope + 0.25), "<=", EXPONENT_TOL)),
-        ledger.Control(f"n = 100 with n nu < 1 (at most one flipped bit, P ~ n nu P(d=1): linear in nu), same "
-                       f"|exponent - 1/2| <= {SQRT_TOL} test",
-                       ledger.compare("|nu exponent - 1/2| at n nu < 1", abs(lin_slope - 0.5), "<=", SQRT_TOL)),
+        ledger.Control(f"t=1 at the fixed nu = {FIXED_NU:g} (above 1/sqrt(n) for n > 100: outside nu = O(1/sqrt(n))), "
+                       "same exponent test", _exponent_near("width exponent at a fixed nu", fixed_slope,
+                                                            WIDTH_EXPONENT, WIDTH_TOL), {"exponent": fixed_slope}),
+        ledger.Control(f"t={plug.shape[1]} in the large-n limit at the fixed nu = {FIXED_NU:g}, same exponent test",
+                       _exponent_near("large-n width exponent at a fixed nu", fixed_large, WIDTH_EXPONENT,
+                                      WIDTH_TOL), {"exponent": fixed_large}),
+        ledger.Control("n = 100 with n nu < 1 (at most one flipped bit, P ~ n nu P(d=1): linear in nu; outside the "
+                       "regime n nu >> 1 of the sqrt(nu) law), same nu-exponent test",
+                       _exponent_near("nu exponent at n nu < 1", lin_slope, NU_EXPONENT, NU_TOL),
+                       {"exponent": lin_slope}),
     ]
+    ratio = exact[:, -1] / exact[:, 0]
+    c = a["small_noise_constants"]
+    t = np.arange(1, c.size + 1)
+    # Where each step reaches its n^(-1/4) rate: sqrt(nu) below the switch-point spacing theta / (t (t - 1)).
+    crossover = {f"t={k}": float((k * (k - 1) / theta) ** 4) for k in range(3, c.size + 1)}
     return ledger.Evidence(
         measured={"exponent_exact": slopes, "exponent_mc_t1_t2": {k: {"slope": v[0], "se": v[1]}
                                                                   for k, v in mc_slopes.items()},
-                  "mc_vs_exact_max_abs_z": float(np.max(np.abs(z))), "sqrt_nu_exponent_n1e4": sqrt_slope,
-                  "P10_over_P1": dict(zip([int(n) for n in widths], ratio.tolist())),
-                  "small_noise_constants": c.tolist(), "c_t_over_c1_t2": quad.tolist()},
-        predicted={"exponent (t = 1, 2)": -0.25, "sqrt_nu_exponent": 0.5,
-                   "growth in t": "below C t^2 sqrt(nu) (C unknown): c_t / (c_1 t^2) < 1 for t >= 2"},
-        tolerance=f"|exponent + 1/4| <= {EXPONENT_TOL} (exact values, t = 1, 2); Monte Carlo within {Z_MANY:g} SE of "
-                  f"the exact curves (two-sided z-test, max over all n, t; SE over seeds); |sqrt(nu) exponent - 1/2| "
-                  f"<= {SQRT_TOL}; c_t / (c_1 t^2) < 1; the controls must fail the same tests",
+                  "exponent_large_n_limit": large, "mc_vs_exact_max_abs_z": float(np.max(np.abs(z))),
+                  "sqrt_nu_exponent_n1e4": sqrt_slope,
+                  "controls": {"fixed_nu_exponent": fixed_slope, "fixed_nu_large_n_exponent": fixed_large,
+                               "n_nu_below_1_nu_exponent": lin_slope},
+                  "observation (not decided)": {
+                      "P10_over_P1": dict(zip([int(n) for n in widths], ratio.tolist())),
+                      "small_noise_constants c_t": c.round(4).tolist(),
+                      "c_t_over_c1_t2": (c / (c[0] * t**2)).round(4).tolist(),
+                      "n where sqrt(nu) = theta/(t(t-1))": crossover}},
+        predicted={"width exponent": WIDTH_EXPONENT, "nu exponent": NU_EXPONENT,
+                   "growth in t": "below C t^2 sqrt(nu) (C not given): not decided"},
+        tolerance=f"|exponent + 1/4| <= {WIDTH_TOL:g} (exact curves at t = 1, 2 over the figure's n, and at every t "
+                  f"in the large-n limit) and within {WIDTH_TOL:g} at {Z_MC:g} SE (Monte Carlo, SE over seeds): half "
+                  f"the gap to the rival laws n^0 and n^(-1/2); |nu exponent - 1/2| <= {NU_TOL:g} (half the gap to "
+                  f"nu^0 and nu^1); Monte Carlo within {Z_MANY:g} SE of the exact curves (max over n, t); the "
+                  "controls must fail the same tests",
         decisions=decisions,
-        stderr={"mc_exponent_t1": mc_slopes["t=1"][1]},
+        stderr={"mc_exponent_t1": mc_slopes["t=1"][1], "mc_exponent_t2": mc_slopes["t=2"][1]},
         notes=f"{meta.get('config_path')} at {r.scale} scale, theta = {theta}, beta = 1, {per.shape[0]} seeds, "
-              f"{int(a['mc_pairs'])} Monte-Carlo pairs per point. The fitted exponent is -1/4 only for t = 1, 2; "
-              "for t >= 3 it is -0.18 to -0.20 over n = 10^2..10^4: pre-asymptotic, since as nu -> 0 at fixed t, "
-              "P_t / sqrt(nu) -> c_t, which grows about linearly in t (new switch points theta k/t); 'far below "
-              "C t^2 sqrt(nu)' cannot be tested (C unknown): what is measured is c_t / (c_1 t^2) <= "
-              f"{quad[1:].max():.2f} for t >= 2 and P_10/P_1 <= {ratio.max():.2f} over the figure's n.",
+              f"{int(a['mc_pairs'])} Monte-Carlo pairs per point. For t >= 3 the fitted exponent over n = 10^2..10^4 "
+              "is -0.18 to -0.20 (exponent_exact): pre-asymptotic. P_t switches at the points theta m / j (j <= t), "
+              "and P_t / sqrt(nu) reaches its limit c_t only once sqrt(nu) is well below their spacing theta / "
+              "(t (t - 1)), i.e. n >> (t (t - 1) / theta)^4 (about 10^9 for t = 10); the large-n limit curves "
+              "decide the rate there. Observation: c_t grows about linearly in t (c_t / (c_1 t^2) <= "
+              f"{(c / (c[0] * t**2))[1:].max():.2f} for t >= 2), P_10/P_1 <= {ratio.max():.2f} over the figure's n.",
+        controls=controls)
+
+
+@ledger.claim("lif_snn.if_single_neuron",
+              source="Araya et al. Figure 1 (one neuron, sIF and IF: 'sIF and IF behave similarly')",
+              statement="One random IF neuron (Heaviside spikes, {0,1} input, beta = 1, static input) at nu = 1/sqrt(n) "
+                        "has an expected noise sensitivity that falls like n^(-1/4), as the sIF neuron's: at t = 1, 2 "
+                        "over the figure's n (Monte Carlo), and at every t in the large-n limit, where it equals the "
+                        "sIF neuron's at threshold theta sqrt(2) and rate nu / 2 (w.x has variance 1/2 on {0,1} "
+                        "input and correlation 1 - nu).",
+              expected={"quick": "holds", "paper": "holds"},
+              why="quick scale: the IF Monte Carlo exponents at t = 1, 2 are -0.250 and -0.247 (SE 0.002), and every t "
+                  "has -0.250 in the large-n limit; the control (a fixed nu = 0.1, outside nu = O(1/sqrt(n))) is flat "
+                  "and fails the same test. Reported, not decided: at t = 1 IF is the more stable (P_1 ratio IF/sIF ~ "
+                  "0.62 at every n); at t = 10 the ratio rises from 0.77 at n = 100 to 1.09 at n = 10^4, since the IF "
+                  "t >= 3 exponent over n = 10^2..10^4 is about -0.11 (pre-asymptotic, as for sIF's -0.19).",
+              reads=("lif_snn_single_neuron",))
+def _check_if_single_neuron(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["lif_snn_single_neuron"]
+    widths = a["widths"]
+    theta = float(meta["config"]["theta"])
+    per = a["mc_per_seed"][:, list(a["kinds"]).index("lif")]  # [S, W, T]
+    mean, se = _mean_se(per)
+    T = per.shape[-1]
+    decisions, mc = [], {}
+    for k in (1, 2):
+        sl, sse = _fit(widths, mean[:, k - 1], se[:, k - 1])
+        mc[f"t={k}"] = {"slope": sl, "se": sse}
+        decisions.append(ledger.ztest(
+            f"IF t={k}: width exponent (Monte Carlo) within {WIDTH_TOL:g} of -1/4", sl - WIDTH_EXPONENT, sse,
+            WIDTH_TOL, "within", Z_MC, f"|slope + 1/4| below {WIDTH_TOL:g} (half the gap to the rival laws n^0, "
+                                       f"n^(-1/2)) at {Z_MC:g} SE (delta-method SE over seeds)"))
+    # Large-n limit: the IF currents (w.x, w.y) on {0,1} input have variance 1/2 and correlation 1 - nu, so the
+    # IF neuron is the sIF neuron at theta sqrt(2) and rate nu / 2.
+    big = a["large_widths"]
+    lim = np.stack([th.static_plugin_flip_probabilities(theta * math.sqrt(2), 0.5 / math.sqrt(n), T) for n in big])
+    large = {f"t={t}": _fit(big, lim[:, t - 1])[0] for t in range(1, T + 1)}
+    decisions += [_exponent_near(f"IF {k}: width exponent in the large-n limit (n = {big[0]:.0e}..{big[-1]:.0e})", v,
+                                 WIDTH_EXPONENT, WIDTH_TOL) for k, v in large.items()]
+    fixed = np.array([th.if_plugin_flip_probability(theta, FIXED_NU)] * widths.size)
+    fixed_slope = _fit(widths, fixed)[0]
+    controls = [ledger.Control(
+        f"IF t=1 at the fixed nu = {FIXED_NU:g} (large-n limit, exact; outside nu = O(1/sqrt(n))), same exponent test",
+        _exponent_near("IF width exponent at a fixed nu", fixed_slope, WIDTH_EXPONENT, WIDTH_TOL),
+        {"exponent": fixed_slope})]
+    s_mean = a["mc_per_seed"][:, list(a["kinds"]).index("slif")].mean(0) if "slif" in list(a["kinds"]) else None
+    all_t = {f"t={t}": _fit(widths, mean[:, t - 1])[0] for t in range(1, T + 1)}
+    return ledger.Evidence(
+        measured={"exponent_mc_t1_t2": mc, "exponent_large_n_limit": large,
+                  "observation (not decided)": {
+                      "exponent_mc_all_t (n = figure's)": {k: round(v, 4) for k, v in all_t.items()},
+                      "P1_IF_over_plugin_limit": (mean[:, 0] / a["lif_plugin_t1"]).round(4).tolist(),
+                      **({"P_IF_over_P_sIF (t = 1, T)": (mean[:, [0, -1]] / s_mean[:, [0, -1]]).round(3).tolist()}
+                         if s_mean is not None else {})},
+                  "control_fixed_nu_exponent": fixed_slope},
+        predicted={"width exponent": WIDTH_EXPONENT},
+        tolerance=f"|Monte Carlo exponent + 1/4| within {WIDTH_TOL:g} at {Z_MC:g} SE (t = 1, 2; SE over seeds) and "
+                  f"|exact large-n exponent + 1/4| <= {WIDTH_TOL:g} (every t): half the gap to the rival laws n^0 and "
+                  "n^(-1/2); the fixed-nu control must fail the same test",
+        decisions=decisions,
+        stderr={k: v["se"] for k, v in mc.items()},
+        notes=f"{meta.get('config_path')} at {r.scale} scale, theta = {theta}, beta = 1, {per.shape[0]} seeds, "
+              f"{int(a['mc_pairs'])} pairs per point; the IF currents are drawn from their exact joint law (popcount "
+              "binomials for the ones among flipped and unflipped bits). The theory covers sign spikes only; the "
+              "IF rate follows from the mapping above (theory.lif_snn.if_plugin_flip_probability at t = 1).",
         controls=controls)
 
 
@@ -268,34 +379,43 @@ def _check_theorem1_scaling(r: ledger.Reads) -> ledger.Evidence:
 # 3. Theorem 2: width and depth (Figure 2)
 # ---------------------------------------------------------------------------------------------------
 
-Z_WIDTH = 2.0  # one-sided: the fitted width exponent must lie 2 SE below 0 (fails 2 SE above)
 T_DEPTH = 5  # the classifiers of Theorem 2 decided at T = 5 steps
 
 
-def _slif_networks(a) -> np.ndarray:
-    """``[W, N, D]``: each sIF network's disagreement share at ``T = min(T_DEPTH, T)``."""
+def _networks(a, kind: str, key: str = "per_network") -> np.ndarray:
+    """``[W, N, D]``: each network's disagreement share at ``T = min(T_DEPTH, T)`` for ``kind``."""
     t_idx = min(T_DEPTH, a["steps"].size) - 1
-    return a["per_network"][list(a["kinds"]).index("slif"), ..., t_idx]
+    return a[key][list(a["kinds"]).index(kind), ..., t_idx]
 
 
-@ledger.claim("lif_snn.theorem2_depth_width",
-              source="Araya et al. Theorem 2 (beta = 1, static input) and Figure 2",
-              statement="For random L-layer binary sIF classifiers the expected noise sensitivity at nu = 1/sqrt(n) "
-                        "falls with the width n at fixed L and rises with the depth L at fixed n.",
-              reads=("lif_snn_depth",))
-def _check_theorem2_depth_width(r: ledger.Reads) -> ledger.Evidence:
+def _depth_width_evidence(r: ledger.Reads, kind: str) -> ledger.Evidence:
+    """Theorem 2's width and depth decisions for one model kind, with the fixed-rate control."""
     a, meta = r["lif_snn_depth"]
     widths, depths = a["widths"], a["depths"]
-    per = _slif_networks(a)  # [W, N, D]
+    per, fixed = _networks(a, kind), _networks(a, kind, "per_network_fixed")  # [W, N, D]
+    fixed_nu = float(a["fixed_nu"])
     n_net = per.shape[1]
     ens, se = _mean_se(per, axis=1)  # [W, D]
-    decisions, width = [], {}
+    decisions, controls, width = [], [], {}
+
+    def falls(label, data, bound):
+        m, s = _mean_se(data, axis=1)
+        slope, sse = _fit(widths, m, s)
+        return ledger.ztest(label, slope, sse, bound, "below", Z_MC,
+                            f"weighted log-log slope over n (delta-method SE over networks) below Theorem 2's "
+                            f"power of n, {bound:.4g}, at {Z_MC:g} SE (three-way, normal approximation)")
+
     for j, L in enumerate(depths.tolist()):
-        s, s_se = _fit(widths, ens[:, j], se[:, j])
-        width[f"L={L}"] = {"exponent": s, "se": s_se, "z": s / s_se, "bound_exponent": float(a["bound_width_exponent"][j])}
-        decisions.append(ledger.ztest(f"L={L}: width exponent below 0", s, s_se, 0.0, "below", Z_WIDTH,
-                                      f"weighted log-log slope over n (delta-method SE over networks) below 0 "
-                                      f"at {Z_WIDTH:g} SE (one-sided, normal approximation)"))
+        bound = float(a["bound_width_exponent"][j])
+        dec = falls(f"L={L}: width exponent below the bound's -1/2^(2L+2)", per[:, :, j], bound)
+        decisions.append(dec)
+        ctl = falls(f"L={L}: width exponent at the fixed nu = {fixed_nu:g}", fixed[:, :, j], bound)
+        controls.append(ledger.Control(
+            f"L={L}: the same networks and inputs at the fixed rate nu = {fixed_nu:g} (>= 1/sqrt(n) at every n >= "
+            f"{int(round(fixed_nu ** -2))}: outside nu = O(1/sqrt(n)), ENS tends to a positive limit), same test",
+            ctl, {"exponent": ctl.statistic}))
+        width[f"L={L}"] = {"exponent": dec.statistic, "margin_se": dec.margin_se, "bound_exponent": bound,
+                           "fixed_nu_exponent": ctl.statistic, "fixed_nu_margin_se": ctl.margin_se}
     depth = {}
     tc = float(stats.t.ppf(0.975, n_net - 1))
     for i, n in enumerate(widths.tolist()):
@@ -308,117 +428,176 @@ def _check_theorem2_depth_width(r: ledger.Reads) -> ledger.Evidence:
             "no step L -> L+1 with its two-sided 95% Student-t interval (same networks) below 0")]
         depth[f"n={n}"] = {"ens_by_L": ens[i].round(4).tolist(), "Lmax_minus_L1": dec.statistic,
                            "step_upper_95": step_hi.round(4).tolist()}
-    # Control: a uniformly random function at nu = 1/sqrt(n): its ENS 1/2 - (1 - nu)^n / 2 rises towards 1/2
-    # with n (no simplicity bias). Its values are exact, so the same z-test runs with SE 0 (the sign decides).
-    rand = np.array([boolean.random_function_noise_sensitivity(int(n), 1 / math.sqrt(n)) for n in widths])
-    rs = _fit(widths, rand)[0]
-    controls = [ledger.Control(
-        "a uniformly random function (no simplicity bias; exact ENS, rising to 1/2), same 'exponent "
-        f"{Z_WIDTH:g} SE below 0' width test", ledger.ztest("random function: width exponent below 0", rs, 0.0, 0.0,
-                                                         "below", Z_WIDTH), {"exponent": rs, "ens": rand.tolist()})]
-    t_idx = min(T_DEPTH, a["steps"].size) - 1
-    k_s = list(a["kinds"]).index("slif")
-    all_t = a["per_network"][k_s].mean(axis=1)  # [W, D, T]
+    all_t = a["per_network"][list(a["kinds"]).index(kind)].mean(axis=1)  # [W, D, T]
     t_effect = {f"n={n}": {"T=1->T=max (L=1)": float(all_t[i, 0, -1] - all_t[i, 0, 0]),
                            "L=1->L=max (T=1)": float(all_t[i, -1, 0] - all_t[i, 0, 0])}
                 for i, n in enumerate(widths.tolist())}
-    lif = (a["per_network"][list(a["kinds"]).index("lif"), ..., t_idx].mean(axis=1)
-           if "lif" in list(a["kinds"]) else None)
     return ledger.Evidence(
-        measured={"width_exponent": width, "depth": depth, "T_vs_depth_effect": t_effect,
-                  **({"IF_ens_by_width_and_L (not decided)": lif.round(4).tolist()} if lif is not None else {})},
-        predicted={"width_exponent": "< 0 at every L (bound: n^(-1/2^(2L+2)) up to polylog)",
+        measured={"width_exponent": width, "depth": depth, "T_vs_depth_effect": t_effect},
+        predicted={"width_exponent": "below -1/2^(2L+2) at every L (the bound's power of n at nu = c/sqrt(n))",
                    "depth": "ENS(L_max) > ENS(1) at every n, no step down"},
-        tolerance=f"width: weighted log-log slope over n at least {Z_WIDTH:g} SE below 0 for every L (z-test, SE "
-                  "over networks); depth: 95% Student-t interval (statsmodels) of the per-network paired difference "
-                  "ENS(L_max) - ENS(1) above 0 at every n, and no step L -> L + 1 whose 95% interval lies below 0; "
-                  "the control must fail the width test",
+        tolerance=f"width: weighted log-log slope over n at least {Z_MC:g} SE below the bound's exponent "
+                  "-1/2^(2L+2) for every L (z-test, SE over networks); depth: 95% Student-t interval (statsmodels) "
+                  "of the per-network paired difference ENS(L_max) - ENS(1) above 0 at every n, and no step L -> "
+                  "L + 1 whose 95% interval lies below 0; the fixed-rate controls must fail the width test",
         decisions=decisions,
         stderr={f"n={n}": se[i].round(4).tolist() for i, n in enumerate(widths.tolist())},
-        notes=f"{meta.get('config_path')} at {r.scale} scale: T = {t_idx + 1}, {n_net} networks x "
-              f"{meta['config']['pairs']} pairs per width; each depth's classifier shares the hidden layers of the "
-              "same network (paired). The measured width exponents are far steeper than the bound's "
-              "-1/2^(2L+2) (-0.0625, -0.0156, -0.0039, ... for L = 1, 2, 3): the bound is consistent but loose. "
-              "IF (Heaviside) classifiers are reported, not decided: the theory covers sign spikes only. "
+        notes=f"{meta.get('config_path')} at {r.scale} scale: {kind}, T = {min(T_DEPTH, a['steps'].size)}, {n_net} "
+              f"networks x {meta['config']['pairs']} pairs per width; each depth's classifier shares the hidden "
+              "layers of the same network (paired), and the fixed-rate control uses the same networks and x. The "
+              "bound's power of n is -1/2^(2L+2) (-0.0625, -0.0156, -0.0039, ... for L = 1, 2, 3) times "
+              "log^(3/2) n: a slope below the power alone is a stronger statement than the theorem's (whose "
+              "polylog factor may grow over a finite range), so a 'holds' here supports the theorem a fortiori. "
               "At n <= 16 (exhaustive) the width trend is invisible for L >= 2; it shows from n = 64.",
         controls=controls)
 
 
+@ledger.claim("lif_snn.theorem2_depth_width",
+              source="Araya et al. Theorem 2 (beta = 1, static input) and Figure 2",
+              statement="For random L-layer binary sIF classifiers the expected noise sensitivity at nu = 1/sqrt(n) "
+                        "falls with the width n at fixed L, at least as fast as the bound's power n^(-1/2^(2L+2)), "
+                        "and rises with the depth L at fixed n.",
+              expected={"quick": "inconclusive", "paper": "inconclusive"},
+              why="quick scale (128 networks x 96 pairs, n = 64..1024, L = 1..4, T = 5): the width exponents -0.24, -0.17, "
+                  "-0.11, -0.09 lie 7.6-18 SE below the bound's power -1/2^(2L+2), and depth raises ENS at every n "
+                  "(numbers when this was written): the theorem's direction is decided with margin. The control just "
+                  "outside the hypothesis, the same networks at the fixed nu = 1/8 (ENS tends to a positive limit), "
+                  "is flat: exponents -0.003, +0.003, +0.019, -0.017 (SE ~0.01). The same test rejects it at L = 1 "
+                  "(7.4 SE above -1/16) but cannot at L >= 2, where the bound's power (-1/64, -1/256, -1/1024) lies "
+                  "within 2 SE of 0: a flat law and the bound's power are not separable at this power, so the ledger "
+                  "leaves the claim inconclusive rather than accept a check that has not rejected its control. Any "
+                  "nu -> 0 makes ENS fall, so no control with a shrinking nu could be rejected by a 'falls' test; "
+                  "the earlier control (a uniformly random function) was rejected trivially. Paper scale (512 "
+                  "networks) is not measured; L >= 3 would need SE well below 0.004 on the slope.",
+              reads=("lif_snn_depth",))
+def _check_theorem2_depth_width(r: ledger.Reads) -> ledger.Evidence:
+    return _depth_width_evidence(r, "slif")
+
+
+@ledger.claim("lif_snn.theorem2_depth_width_if",
+              source="Araya et al. Figure 2 (IF networks; the theory covers sign spikes only)",
+              statement="For random L-layer binary IF classifiers (Heaviside spikes, {0,1} input) the expected noise "
+                        "sensitivity at nu = 1/sqrt(n) falls with the width n at fixed L, at least as fast as the sIF "
+                        "bound's power n^(-1/2^(2L+2)), and rises with the depth L at fixed n, as for sIF.",
+              expected={"quick": "inconclusive", "paper": "inconclusive"},
+              why="IF networks are outside the theory (Heaviside spikes, {0,1} input); Figure 2 shows them behaving like "
+                  "sIF. Quick scale: the width exponents -0.27, -0.14, -0.15, -0.12 lie 3.8-8.9 SE below the sIF "
+                  "bound's power, and ENS(L=4) - ENS(L=1) > 0 at every n (numbers when this was written). The "
+                  "fixed-nu = 1/8 control is flat (exponents -0.008, +0.039, +0.003, -0.008) and is rejected at no "
+                  "depth (margins -2.4, -2.2, -0.2, +0.2 SE): inconclusive, for the reason given for sIF.",
+              reads=("lif_snn_depth",))
+def _check_theorem2_depth_width_if(r: ledger.Reads) -> ledger.Evidence:
+    return _depth_width_evidence(r, "lif")
+
+
 # ---------------------------------------------------------------------------------------------------
-# 4. Spectral simplicity (the spectrum figure; the depth figure beyond n = 16)
+# 4. Spectral simplicity (Corollary 1)
 # ---------------------------------------------------------------------------------------------------
 
-FAR_BELOW = 0.5  # "far below": the SNN tail at most half the random function's
-CUTOFFS = {"corollary sqrt(n) ln(n)": lambda n: math.sqrt(n) * math.log(n), "1/nu = sqrt(n)": math.sqrt}
+
+def _width_falls(label: str, widths, per) -> ledger.Decision:
+    """Weighted log-log slope over ``widths`` of the mean of ``per [W, N]`` (per-network shares; SE over
+    networks by the delta method) below 0 at :data:`Z_MC` SE: holds below -Z_MC SE, fails above +Z_MC SE."""
+    m, s = _mean_se(per, axis=1)
+    slope, se = _fit(widths, m, s)
+    return ledger.ztest(label, slope, se, 0.0, "below", Z_MC,
+                        f"weighted log-log slope over n (delta-method SE over networks) below 0 at {Z_MC:g} SE "
+                        "(three-way, normal approximation)")
+
+
+def _corollary_cutoff(n) -> float:
+    """Corollary 1's cut-off degree ``1/nu' = sqrt(n) ln n``."""
+    return math.sqrt(n) * math.log(n)
 
 
 @ledger.claim("lif_snn.spectral_simplicity",
-              source="Araya et al. Corollary 1 (with O'Donnell Prop. 3.3, the bridge W^{>=1/nu} <= 2.313 NS_nu)",
-              statement="The expected Fourier weight of random binary sLIF classifiers above an architecture-free "
-                        "cut-off degree (Corollary 1's sqrt(n) ln(n), and 1/nu = sqrt(n)) is far below (at most half) "
-                        "a uniformly random function's at every depth: exactly (full transforms) at n <= 16; beyond, "
-                        "only the bridge bound 2.313 ENS_nu is available.",
-              expected={"quick": "holds", "paper": "fails"},
-              why="quick scale (depth <= 3, n <= 16, 480 networks): holds. At the corollary's cut-off sqrt(n) ln(n) the "
-                  "sLIF tail is 0.12-0.32 of a random function's; at 1/nu = sqrt(n) the ratio grows with depth, 0.245, "
-                  "0.380, 0.458 +- 0.005 at n = 16 for L = 1, 2, 3 (when this was written), the closest decision "
-                  "8.8 SE below one half. This quick verdict was 'inconclusive' with 60 networks (0.49 +- 0.011 at "
-                  "L = 3, n = 16, within 1-3 SE of one half; 'holds' at seed offset 2): a matter of power, not of "
-                  "the statement, so the sample was enlarged. Paper scale adds L = 4, 5 and n = 20, where the "
-                  "trend puts the sqrt(n) tail at or above half the random function's (a 60-network trial at "
-                  "n = 16: 0.49 +- 0.02 at L = 4, 0.52 +- 0.03 at L = 5): expected to fail there (not measured "
-                  "yet). Beyond n = 16 the bridge bound 2.313 (ENS + 3 SE) on E W^{>=sqrt n} is 0.27-0.79 over "
-                  "n = 64..1024 and L = 1..4 against the random function's ~1: too weak to decide (reported only).",
-              reads=("lif_snn_spectrum", "lif_snn_depth"))
+              source="Araya et al. Corollary 1 (with Theorem 2 and O'Donnell Prop. 3.3, the bridge "
+                     "W^{>=1/nu} <= 2.313 NS_nu)",
+              statement="Random binary sIF classifiers of fixed depth L are, in expectation, concentrated up to the "
+                        "degree sqrt(n) ln n with an error eps(n) -> 0: the bridge bound 2.313 ENS_nu' (nu' = "
+                        "1/(sqrt(n) ln n)) on E W^{>= sqrt(n) ln n} falls with the width n at every L (n = 64..1024), "
+                        "and the bridge holds for every network of the exhaustive transforms (n <= 16).",
+              expected={"quick": "holds", "paper": "holds"},
+              why="quick scale (128 networks x 256 pairs, n = 64..1024, L = 1..3): the fitted width exponent of "
+                  "ENS_nu' is -0.31, -0.18, -0.10 (9-34 SE below 0, when this was written), while the same networks "
+                  "and inputs at the fixed rate nu = 0.03 (the cut-off 1/nu = 33 frozen at its n = 64 value, below "
+                  "the corollary's sqrt(n) ln n at every larger n) rise with n (+0.03, +0.06, +0.07, 5-8 SE above "
+                  "0) and a uniformly random function's bound rises to its maximum: both controls rejected (replicated at "
+                  "seed offset 1: -0.31, -0.21, -0.11 against +0.045, +0.042, +0.061, 5.4-6.4 SE). Paper "
+                  "scale (n to 16384, L to 5) is not measured; the quick trend predicts 'holds'. Earlier this claim "
+                  "judged the tail above sqrt(n) (1/nu at nu = 1/sqrt(n)) against half a random function's, a "
+                  "threshold of ours, not the corollary's: that tail grows with depth (0.25, 0.38, 0.46 of a random "
+                  "function's at n = 16, L = 1..3) and is now a labelled observation, not decided.",
+              reads=("lif_snn_spectrum", "lif_snn_corollary"))
 def _check_spectral_simplicity(r: ledger.Reads) -> ledger.Evidence:
     a, meta = r["lif_snn_spectrum"]
-    decisions, controls, exact, moves, bridge_gap = [], [], {}, {}, -math.inf
+    c, cmeta = r["lif_snn_corollary"]
+    decisions, controls = [], []
+    # (a) The bridge, function by function, at the corollary's nu' and at nu = 1/sqrt(n): an inequality that
+    # holds for every Boolean function (a check of the transforms; no control can fail it).
+    gaps, observed = {}, {}
     for i, n in enumerate(a["widths"].tolist()):
-        w, rw = a["weights"][i, ..., : n + 1], a["random_weights"][i, :, : n + 1]  # [N, D, n+1], [N, n+1]
-        for name, cut in CUTOFFS.items():
-            k = cut(n)
-            tail = boolean.tail_weight(w, k)  # [N, D]
-            rand_exp = float(boolean.tail_weight(a["random_expected"][i, : n + 1], k))
-            m, s = _mean_se(tail)
-            label = f"n={n}, {name} (k >= {math.ceil(k)})"
-            dec = [ledger.ztest(f"{label}, L={L}: tail below {FAR_BELOW} x random", float(mi), float(si),
-                                FAR_BELOW * rand_exp, "below", Z_MC) for L, mi, si in zip(a["depths"].tolist(), m, s)]
-            decisions += dec
-            rm, rse = _mean_se(boolean.tail_weight(rw, k))
-            controls.append(ledger.Control(
-                f"{label}: uniformly random functions (sampled, as many as networks), same 'tail below "
-                f"{FAR_BELOW} x random' test", ledger.ztest(f"{label}: random tail below {FAR_BELOW} x random",
-                                                            float(rm), float(rse), FAR_BELOW * rand_exp, "below", Z_MC)))
-            exact[label] = {"E_W>=k by L": m.round(4).tolist(), "se": s.round(4).tolist(), "random_function": rand_exp,
-                            "ratio by L": (m / rand_exp).round(3).tolist(), "decision by L": [d.decision for d in dec]}
-        # The bridge holds function by function (a sanity check of the transform).
-        bridge_gap = max(bridge_gap, float(np.max(boolean.tail_weight(w, math.sqrt(n))
-                                                  - boolean.BRIDGE_CONSTANT * a["ns"][i])))
-        moves[f"n={n}"] = {"ENS by L": a["ns"][i].mean(0).round(4).tolist(),
-                           "E_W<=2 by L": w[..., :3].sum(-1).mean(0).round(3).tolist(),
-                           "E_W>=n/2 by L": w[..., n // 2:].sum(-1).mean(0).round(3).tolist()}
-    decisions.append(ledger.compare("max over networks of W^{>=sqrt n} - 2.313 NS_nu", bridge_gap, "<=", 1e-12,
+        w = a["weights"][i, ..., : n + 1]  # [N, D, n + 1]
+        k = np.arange(n + 1)
+        for name, cut in (("sqrt(n) ln n", _corollary_cutoff(n)), ("sqrt(n)", math.sqrt(n))):
+            ns = w @ (0.5 * (1 - (1 - 2 / cut) ** k))  # NS at nu = 1/cut from the exact spectrum
+            gaps[f"n={n}, 1/nu = {name}"] = float(np.max(boolean.tail_weight(w, cut) - boolean.BRIDGE_CONSTANT * ns))
+        # Labelled observations (not decided): the exact tails at the two cut-offs against a random function's.
+        rand = a["random_expected"][i, : n + 1]
+        for name, cut in (("sqrt(n) ln n", _corollary_cutoff(n)), ("sqrt(n)", math.sqrt(n))):
+            m, s = _mean_se(boolean.tail_weight(w, cut))
+            rt = float(boolean.tail_weight(rand, cut))
+            observed[f"n={n}, k >= {math.ceil(cut)} ({name})"] = {
+                "E_W>=k by L": m.round(4).tolist(), "se": s.round(4).tolist(), "random_function": round(rt, 4),
+                "ratio by L": (m / rt).round(3).tolist()}
+    decisions.append(ledger.compare("max over networks, n <= 16 and both cut-offs of W^{>=1/nu} - 2.313 NS_nu",
+                                    max(gaps.values()), "<=", 1e-12,
                                     "O'Donnell Prop. 3.3 holds for every function (float64, to 1e-12)"))
-    # Beyond exhaustive sizes: only the bridge bound on E W^{>= sqrt n}, from the depth figure's ENS (reported).
-    d, _ = r["lif_snn_depth"]
-    per = _slif_networks(d)
-    ens, se = _mean_se(per, axis=1)
-    beyond = {f"n={n}": {"bound_by_L": (boolean.BRIDGE_CONSTANT * (ens[i] + Z_MC * se[i])).round(3).tolist(),
-                         "random_function": float(stats.binom.sf(math.ceil(math.sqrt(n)) - 1, n, 0.5))}
-              for i, n in enumerate(d["widths"].tolist())}
+    # (b) eps(n) -> 0 beyond exhaustive sizes: the bridge bound 2.313 ENS_nu' falls with n at every depth.
+    widths, nus = c["widths"], c["nus"]
+    k_s = list(c["kinds"]).index("slif")
+    t_idx = c["steps"].size - 1
+    per, fixed = c["per_network"][k_s, ..., t_idx], c["per_network_fixed"][k_s, ..., t_idx]  # [W, N, D]
+    fixed_nu = float(c["fixed_nu"])
+    rand = np.array([boolean.random_function_noise_sensitivity(int(n), float(v)) for n, v in zip(widths, nus)])
+    rs = _fit(widths, rand)[0]
+    rows = {}
+    for j, L in enumerate(c["depths"].tolist()):
+        dec = _width_falls(f"L={L}: bridge bound 2.313 ENS_nu' on E W^(>= sqrt(n) ln n) falls with n", widths,
+                           per[:, :, j])
+        decisions.append(dec)
+        ctl = _width_falls(f"L={L}: bound at the fixed nu = {fixed_nu:g} falls with n", widths, fixed[:, :, j])
+        controls.append(ledger.Control(
+            f"L={L}: the same networks and inputs at the fixed rate nu = {fixed_nu:g} (the cut-off degree "
+            f"{1 / fixed_nu:.0f} frozen at its n = {int(widths[0])} value, below sqrt(n) ln n beyond), same test",
+            ctl, {"exponent": ctl.statistic}))
+        m, s = _mean_se(per[:, :, j], axis=1)
+        rows[f"L={L}"] = {"exponent": dec.statistic, "margin_se": dec.margin_se,
+                          "bound_2.313_ENS_by_n": (boolean.BRIDGE_CONSTANT * m).round(4).tolist(),
+                          "se_ENS_by_n": s.round(4).tolist(), "fixed_nu_exponent": ctl.statistic}
+    controls.append(ledger.Control(
+        "a uniformly random function at the same nu' (exact ENS 1/2 - (1 - nu')^n / 2, no simplicity bias), "
+        f"same 'exponent {Z_MC:g} SE below 0' test",
+        ledger.ztest("random function: bound falls with n", rs, 0.0, 0.0, "below", Z_MC),
+        {"exponent": rs, "bound": (boolean.BRIDGE_CONSTANT * rand).round(4).tolist()}))
     return ledger.Evidence(
-        measured={"exact": exact, "spectrum_by_depth": moves, "bridge_max_gap": bridge_gap,
-                  "beyond_exhaustive_bridge_bound (reported)": beyond},
-        predicted={"E_W>=k": f"<= {FAR_BELOW} x the random function's (sum of C(n,j)/2^n over j >= k)"},
-        tolerance=f"per n, depth and cut-off: z-test at {Z_MC:g} SE (SE over networks) of mean tail < {FAR_BELOW} x "
-                  "the random function's (holds below, fails above, else inconclusive); each control (sampled random "
-                  "functions) must fail the same test; W^{>=sqrt n} <= 2.313 NS must hold for every network",
+        measured={"bound_by_depth": rows, "nu_prime": nus.round(5).tolist(), "bridge_max_gap": gaps,
+                  "exact_tails (observation, not decided)": observed},
+        predicted={"bound": "2.313 ENS_nu' -> 0 with n at every fixed L (eps = O(n^(-1/2^(2(L+1))) polylog n))",
+                   "bridge": "W^{>=1/nu} <= 2.313 NS_nu for every function"},
+        tolerance=f"per depth: weighted log-log slope of ENS_nu' over n (delta-method SE over networks) below 0 "
+                  f"at {Z_MC:g} SE (three-way); the controls (the fixed rate {fixed_nu:g}, a random function) must "
+                  "fail the same test; the bridge must hold for every network to 1e-12",
         decisions=decisions,
-        notes=f"{meta.get('config_path')} at {r.scale} scale: T = {meta['config']['T']}, 2 outputs, ties to class 0, "
-              f"{meta['config']['n_networks']} networks per n. The cut-off is architecture-free by the corollary's "
-              "choice, not by measurement: the measured spectrum moves with depth (E W^<=2 falls, E W^>=n/2 rises: "
-              "spectrum_by_depth), and the tail above a fixed cut-off grows with L. Weight above degree k cannot "
-              "be estimated by Monte Carlo beyond n ~ 20 (variance ~ C(n, k)), hence only the bridge bound there.",
+        stderr={k: v["se_ENS_by_n"] for k, v in rows.items()},
+        notes=f"{cmeta.get('config_path')} at {r.scale} scale: T = {cmeta['config']['T']}, 2 outputs, ties to class "
+              f"0, {per.shape[1]} networks x {cmeta['config']['pairs']} pairs per width. The corollary's cut-off "
+              "sqrt(n) ln n is architecture-free by its choice; the constant eps grows with L. Observation (not "
+              "decided): at n <= 16 the exact tail above sqrt(n) ln n falls with n at every L but so does a random "
+              "function's (the cut-off lies above n/2 there), so the exhaustive sizes cannot test the corollary; "
+              "the tail above sqrt(n) (the figure's 1/nu) grows with depth (ratio by L in exact_tails), as the "
+              "corollary allows (its eps grows with L). Weight above degree k cannot be estimated by Monte Carlo "
+              "beyond n ~ 20 (variance ~ C(n, k)): the bridge bound is what the corollary itself uses.",
         controls=controls)
 
 
@@ -429,43 +608,35 @@ def _check_spectral_simplicity(r: ledger.Reads) -> ledger.Evidence:
 FIT_ACC = {"digits2": 0.9, "digits10": 0.8, "parity": 0.95}
 
 
-@ledger.claim("lif_snn.training_lowers_sensitivity",
-              source="Araya et al. Figure 3 (trained SNNs)",
-              statement="sIF and IF classifiers trained with a surrogate gradient on the bundled 8x8 digits "
-                        "(binarised, 3 vs 8 and all ten) have lower noise sensitivity at nu = 1/sqrt(n) than at "
-                        "initialisation, both with x uniform (the definition) and on held-out digits; training on a "
-                        "sparse parity (which it fits) raises it.",
-              expected={"quick": "inconclusive", "paper": "inconclusive"},
-              why="at quick scale (4 seeds, Student-t 95% intervals with 3 degrees of freedom) sIF drops clearly on "
-                  "held-out digits (3 vs 8: 0.178 -> 0.071; ten classes 0.623 -> 0.326) and with x uniform on ten "
-                  "classes (0.628 -> 0.503); with x uniform on 3 vs 8 it drops 0.276 -> 0.220, interval "
-                  "[-0.03, 0.14], undecided at 4 seeds. The IF networks' uniform-x NS does not move (3 vs 8: 0.233 -> "
-                  "0.220; ten classes 0.522 -> 0.553, drop -0.03, interval [-0.22, 0.15]) and IF 3 vs 8 on held-out "
-                  "digits varies too much between seeds (0.274 -> 0.100, interval [-0.16, 0.51]) (numbers when this "
-                  "was written). The parity control is rejected (0.293 -> 0.429 at nu = 1/4, as the 3-bit parity's "
-                  "0.4375). The design is already paired (the same networks and input pairs before and after training); "
-                  "with the IF uniform-x drop near 0 (per-seed drops of both signs: 3 vs 8 +0.15, +0.06, +0.04, "
-                  "-0.20) more seeds are not expected to decide it: 16 seeds at paper scale neither.",
-              reads=("lif_snn_training",))
-def _check_training(r: ledger.Reads) -> ledger.Evidence:
+def _training_evidence(r: ledger.Reads, kind: str) -> ledger.Evidence:
+    """The paired before/after decisions of one model kind (``"slif"`` or ``"lif"``): every digits case, both
+    NS measures, decided on the Student-t interval of the per-seed drop; the parity case of the same kind is
+    the control (it must rise)."""
     a, meta = r["lif_snn_training"]
     cfg = meta["config"]
     nus = a["nus"]
     dims = dict(zip(("digits2", "digits10", "parity"), a["input_dims"].tolist()))
     decisions, controls, rows, unfit = [], [], {}, []
     for j, case in enumerate(str(c) for c in a["cases"]):
-        task, kind = case.rsplit("_", 1)
+        task, k = case.rsplit("_", 1)
+        if k != kind:
+            continue
         v = int(np.argmin(np.abs(nus - 1 / math.sqrt(dims[task]))))
         acc = float(np.mean(a["test_acc"][:, j]))
-        if acc < FIT_ACC[task]:
+        fitted = acc >= FIT_ACC[task]
+        if not fitted and task != "parity":
             unfit.append(f"{case} (test accuracy {acc:.3f} < {FIT_ACC[task]})")
         row = {"nu": float(nus[v]), "test_acc": acc}
         for measure, key in (("uniform", "ns"), ("data", "data_ns")):
             before, after = a[f"{key}_before"][:, j, v], a[f"{key}_after"][:, j, v]
             d = ledger.paired(f"{case}, x {measure}: NS drop before - after > 0", before - after, 0.0, "above")
             row[measure] = {"before": float(before.mean()), "after": float(after.mean()), "drop": d.statistic,
-                            "decision": d.decision}
+                            "margin_se": d.margin_se, "decision": d.decision}
             if task == "parity":
+                if not fitted:  # a network that did not learn the parity tests the optimiser: not a control
+                    d = ledger.Decision(d.name, "inconclusive", d.statistic, d.threshold, d.margin_se, d.critical,
+                                        f"not fitted (test accuracy {acc:.3f} < {FIT_ACC[task]}): the control is "
+                                        "untested; " + d.test)
                 controls.append(ledger.Control(
                     f"{kind} trained on the {cfg['parity_bits']}-bit parity of {dims[task]} bits (a high-degree "
                     f"target; test accuracy {acc:.3f}), NS with x {measure}, same 'drop > 0' test", d))
@@ -474,18 +645,63 @@ def _check_training(r: ledger.Reads) -> ledger.Evidence:
         rows[case] = row
     # A network that did not fit its task tests the optimiser, not the claim: nothing is testable then.
     return ledger.Evidence(
-        measured={**rows, "not fitted": unfit},
+        measured={**rows, "not fitted": unfit,
+                  "parity control not fitted": [c for c, v in rows.items() if c.startswith("parity")
+                                                and v["test_acc"] < FIT_ACC["parity"]]},
         predicted={"digits": "NS before - after > 0 (95% Student-t over seeds)",
                    "parity control": "NS rises (drop < 0): rejected",
                    "parity NS of the target": dict(zip(nus.round(4).tolist(), a["parity_ns_exact"].round(4).tolist()))},
         tolerance="per-seed paired drop NS_before - NS_after at nu = 1/sqrt(n) (0.125 for the 64-bit digits, 0.25 for "
-                  "the 16-bit parity) decided on its 95% Student-t interval (statsmodels): holds above 0, fails "
-                  "below; every digits case must hold for both measures, the parity controls must fail; a test "
-                  f"accuracy below {FIT_ACC} leaves nothing decided (inconclusive)",
+                  "the 16-bit parity), the same network and the same input pairs before and after training, decided "
+                  "on its 95% Student-t interval over seeds (statsmodels): holds above 0, fails below; every digits "
+                  "case must hold for both measures, the parity control must fail; a mean test accuracy below "
+                  f"{FIT_ACC} leaves nothing decided (inconclusive)",
         decisions=[] if unfit else decisions,
-        notes=f"{meta.get('config_path')} at {r.scale} scale: {cfg['n_seeds']} seeds, depth {cfg['depth']}, hidden "
-              f"{cfg['hidden']}, T = {cfg['T']}, theta = {cfg['theta']}, beta = {cfg['beta']}, Adam lr {cfg['lr']}, "
-              f"{cfg['steps']} steps, {cfg['ns_pairs']} pairs per NS; the same pairs before and after. Over the whole "
-              "nu grid the drop holds at small nu; at nu >= 0.25 on 64 bits (16+ flipped bits) trained networks can "
-              "be more sensitive than random ones (see the figure).",
+        notes=f"{meta.get('config_path')} at {r.scale} scale: {cfg['n_seeds']} seeds (one network each), depth "
+              f"{cfg['depth']}, hidden {cfg['hidden']}, T = {cfg['T']}, theta = {cfg['theta']}, beta = {cfg['beta']}, "
+              f"Adam lr {cfg['lr']}, {cfg['steps']} steps, {cfg['ns_pairs']} pairs per NS. Over the whole nu grid "
+              "the drop holds at small nu; at nu >= 0.25 on 64 bits (16+ flipped bits) trained networks can be more "
+              "sensitive than random ones (see the figure).",
         controls=controls)
+
+
+@ledger.claim("lif_snn.training_lowers_sensitivity",
+              source="Araya et al. Figure 3 (trained SNNs; sLIF curves)",
+              statement="sIF classifiers trained with a surrogate gradient on the bundled 8x8 digits (binarised, 3 vs "
+                        "8 and all ten) have lower noise sensitivity at nu = 1/sqrt(n) than the same networks at "
+                        "initialisation, both with x uniform (the definition) and on held-out digits; training on a "
+                        "sparse parity (which it fits) raises it.",
+              expected={"quick": "holds", "paper": "holds"},
+              why="paired design: each seed's network is measured before and after training on the same input "
+                  "pairs, and the per-seed drops are decided on their Student-t interval. With 4 seeds two cells "
+                  "were undecided; with 32 seeds every sIF drop is decided: 3 vs 8 with x uniform 0.290 -> 0.223 (5.5 SE), on "
+                  "held-out digits 0.275 -> 0.062; ten classes 0.664 -> 0.498 and 0.660 -> 0.317 (numbers when this "
+                  "was written). The parity control rises 0.321 -> 0.427 (towards the 3-bit parity's 0.4375 at nu = "
+                  "1/4; 6 SE), rejected. Replicated at seed offset 1 (every sIF drop decided, 5.9-12.5 SE; parity "
+                  "rises, 4.5 SE). Paper scale not measured.",
+              reads=("lif_snn_training",))
+def _check_training(r: ledger.Reads) -> ledger.Evidence:
+    return _training_evidence(r, "slif")
+
+
+@ledger.claim("lif_snn.training_lowers_sensitivity_if",
+              source="Araya et al. Figure 3 (trained SNNs; IF curves: 'sLIF and IF behave similarly')",
+              statement="IF classifiers (Heaviside spikes, {0,1} input) trained with a surrogate gradient on the "
+                        "bundled 8x8 digits have lower noise sensitivity at nu = 1/sqrt(n) than at initialisation, "
+                        "with x uniform and on held-out digits; training on a sparse parity raises it.",
+              expected={"quick": "fails", "paper": "fails"},
+why="quick scale, 32 seeds, paired (numbers when this was written): on held-out digits IF NS drops (3 vs 8: "
+                  "0.172 -> 0.095, 2.9 SE; ten classes 0.472 -> 0.324, 4.6 SE), but with x uniform on {-1,1}^64 (the "
+                  "definition) it rises on 3 vs 8 (0.151 -> 0.224, the drop -0.073 is 3.3 SE below 0; decided) and "
+                  "does not drop on ten classes (0.460 -> 0.517, -1.7 SE): the paper's 'IF behaves like sLIF' is "
+                  "not what we measure for the noise sensitivity as defined, hence 'fails'. The IF parity control "
+                  "is untested: IF networks do not fit the 3-bit parity in 300 steps (test accuracy 0.52; they "
+                  "collapse to a near-constant output, NS 0.21 -> 0.03). Replication (seed offset 1, 32 fresh seeds): "
+                  "the x-uniform drops are -0.010 (3 vs 8) and -0.005 (ten classes), both undecided, and on held-out "
+                  "digits 3 vs 8 +0.028 (undecided), ten classes +0.176 (decided): the verdict there is "
+                  "'inconclusive', not 'fails'. What replicates is that IF shows no decided drop of the noise "
+                  "sensitivity as defined (x uniform) in either seed set, while sIF drops in both. Paper scale not "
+                  "measured.",
+              reads=("lif_snn_training",))
+def _check_training_if(r: ledger.Reads) -> ledger.Evidence:
+    return _training_evidence(r, "lif")

@@ -67,6 +67,13 @@ def plot_depth(a: dict, meta: dict):
             axes[1].errorbar(depths, ens[i, :, t_idx], yerr=se[i, :, t_idx], fmt="o" + ls, ms=3, color=col,
                              capsize=2, lw=1.2 if kind == "slif" else 0.8,
                              label=f"n={w}" if kind == "slif" else None)
+        fixed = a.get("per_network_fixed")
+        if fixed is not None and fixed.size:  # the control: the same networks at a fixed nu (sIF only drawn)
+            per = fixed[list(a["kinds"]).index(kind), ..., t_idx]  # [W, N, D]
+            for j in range(depths.size) if kind == "slif" else ():
+                axes[0].errorbar(n, per[:, :, j].mean(1), yerr=_se(per[:, :, j], 1), fmt="s:", ms=3, lw=0.8,
+                                 color=cmap(j / max(1, depths.size)), capsize=1,
+                                 label=f"fixed ν = {float(a['fixed_nu']):g}" if j == 0 else None)
         mid = n.size // 2
         for j, L in enumerate(depths.tolist()):
             col = cmap(j / max(1, depths.size))
@@ -81,8 +88,10 @@ def plot_depth(a: dict, meta: dict):
     axes[1].set_title(f"ENS vs depth (T = {t_idx + 1})", fontsize=9)
     axes[2].set_xlabel("T (steps counted by the readout)")
     axes[2].set_title(f"ENS vs T at n = {int(n[n.size // 2])}", fontsize=9)
+    rule = c.get("nu_rule", "sqrt")
     for ax in axes:
-        ax.set_ylabel("ENS at ν = 1/√n")
+        ax.set_ylabel("ENS at ν = 1/√n" if rule == "sqrt" else "ENS at ν' = 1/(√n ln n)" if rule == "sqrt_log"
+                      else f"ENS at ν = {c['nu_scale']:g}")
         ax.legend(fontsize=7)
     fig.suptitle(f"Random binary classifiers: sIF solid, IF dashed; θ = {c['theta']}, β = {c['beta']}, "
                  f"{c['n_networks']} networks × {c['pairs']} pairs per point (±SE over networks); ties → class 0",

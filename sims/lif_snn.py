@@ -38,6 +38,7 @@ from theory import boolean
 from theory import lif_snn as th
 
 KindName = Literal["slif", "lif"]
+NuRule = Literal["sqrt", "sqrt_log", "fixed"]
 
 def uniform_parts(key, shapes):
     """Uniform [0, 1) float64 arrays of the given shapes from ONE draw: each random-number call site
@@ -174,6 +175,8 @@ class SingleNeuronParams:
     kinds: tuple[KindName, ...] = param(("slif", "lif"))
     n_seeds: int = param(64, ge=2, le=runtime.MAX_SEEDS)
     samples_per_seed: int = param(4096, ge=1)
+    large_widths: tuple[float, ...] = param((1e12, 1e14, 1e16), gt=1,
+                                            doc="widths of the large-n limit curves (plug-in rho = 1 - 2 nu)")
     law_n: int = param(100, ge=2, doc="width of the full-vector check of the t = 1 law at fixed distance")
     law_distances: tuple[int, ...] = param((1, 10, 30), ge=1, doc="Hamming distances d of that check")
     law_nu: float = param(0.1, gt=0, le=1, doc="per-bit flip rate of the mixture check")
@@ -185,8 +188,8 @@ class SingleNeuronParams:
 
     def __post_init__(self):
         _check_kinds(self.kinds)
-        if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths):
-            raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width")
+        if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths + self.large_widths):
+            raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width and large width")
         if any(d > self.law_n for d in self.law_distances):
             raise ValueError(f"law_distances must be <= law_n = {self.law_n}, got {self.law_distances}")
         if len(self.law_level_widths) != len(self.law_level_thetas):
@@ -245,6 +248,9 @@ def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
       slif_plugin_t1 [W]: the t = 1 plug-in (rho = 1 - 2 nu) large-n limit; lif_plugin_t1 [W]: its IF
         analogue (:func:`theory.lif_snn.if_plugin_flip_probability`).
       small_noise_constants [T]: lim P_t / sqrt(nu) of the sIF neuron (NaN unless beta = 1).
+      large_widths [W2]; slif_plugin_large [W2, T]: the large-n limit of the sIF curves at
+        ``nu = nu_scale / sqrt(n)`` for those widths (:func:`theory.lif_snn.static_plugin_flip_probabilities`;
+        NaN unless ``beta = 1``).
       mc_per_seed [S, K, W, T]: Monte Carlo flip share of each seed (the seed axis is 0).
       {kind}_mc_mean [W, T], {kind}_mc_se [W, T]: its mean and standard error over seeds, per kind.
       mc_pairs []: pairs per width and kind (``n_seeds * samples_per_seed``).
@@ -264,7 +270,10 @@ def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
            "small_noise_constants": th.small_noise_constants(p.theta, p.T) if exact_ok else np.full(p.T, np.nan),
            "slif_exact": np.stack([th.static_flip_probabilities(int(n), p.theta, float(v), p.T) if exact_ok
                                    else np.full(p.T, np.nan) for n, v in zip(widths, nus)]),
-           "mc_pairs": np.asarray(p.n_seeds * p.samples_per_seed)}
+           "mc_pairs": np.asarray(p.n_seeds * p.samples_per_seed),
+           "large_widths": np.asarray(p.large_widths, np.float64),
+           "slif_plugin_large": np.stack([th.static_plugin_flip_probabilities(p.theta, p.nu_scale / math.sqrt(n), p.T)
+                                         if exact_ok else np.full(p.T, np.nan) for n in p.large_widths])}
     bar = runtime.progress(len(p.kinds) * widths.size + 1, "single_neuron", unit="width")
     per_kind = []
     for kind in p.kinds:
@@ -309,6 +318,10 @@ class DepthParams:
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)
     nu_scale: float = param(1.0, gt=0)
+    nu_rule: NuRule = param("sqrt", doc="nu = nu_scale / sqrt(n) (Theorem 2), nu_scale / (sqrt(n) ln n) "
+                            "(Corollary 1's nu'), or nu_scale at every n (a fixed cut-off degree)")
+    fixed_nu: float = param(0.0, ge=0, le=1, doc="also measure the same networks and inputs at this rate at "
+                            "every n (0: not measured): a control whose cut-off degree 1/nu does not grow")
     kinds: tuple[KindName, ...] = param(("slif", "lif"))
     n_networks: int = param(64, ge=2, le=runtime.MAX_SEEDS)
     pairs: int = param(32, ge=1, doc="input pairs (x, y) per network")
@@ -316,8 +329,26 @@ class DepthParams:
 
     def __post_init__(self):
         _check_kinds(self.kinds)
-        if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths):
-            raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width")
+        if np.any(noise_rates(self.widths, self.nu_scale, self.nu_rule) > 1):
+            raise ValueError(f"nu ({self.nu_rule} rule, nu_scale = {self.nu_scale}) must be <= 1 for every width")
+
+
+def noise_rates(widths, nu_scale: float, rule: str) -> np.ndarray:
+    """Per-bit flip rates ``[W]`` of the depth experiment: ``nu_scale / sqrt(n)`` (``"sqrt"``, Theorem 2),
+    ``nu_scale / (sqrt(n) ln n)`` (``"sqrt_log"``, Corollary 1's nu', whose cut-off degree 1/nu' is
+    ``sqrt(n) ln n``), or ``nu_scale`` at every width (``"fixed"``: a cut-off degree that does not grow).
+
+    Raises ValueError: an unknown rule, or ``n < 2`` with ``"sqrt_log"`` (ln n = 0 at n = 1)."""
+    n = np.asarray(widths, np.float64)
+    if rule == "sqrt":
+        return nu_scale / np.sqrt(n)
+    if rule == "sqrt_log":
+        if np.any(n < 2):
+            raise ValueError("the sqrt_log rule needs every width >= 2")
+        return nu_scale / (np.sqrt(n) * np.log(n))
+    if rule == "fixed":
+        return np.full(n.shape, float(nu_scale))
+    raise ValueError(f"nu_rule must be one of sqrt, sqrt_log, fixed, got {rule!r}")
 
 
 def readout_weights(key, depth: int, n: int, n_out: int = 2, dtype=jnp.float32):
@@ -352,16 +383,24 @@ def every_depth_counts(key, x, depth: int, theta: float, beta: float, T: int, ki
 
 def depth_network(key, *, n: int, nu: float, p: DepthParams, kind: KindName):
     """One random network of the depth experiment: ``p.pairs`` input pairs, the disagreement share and
-    tie share for every depth and T. Returns ``{"disagree": [max_depth, T], "tie": [max_depth, T]}``."""
+    tie share for every depth and T. With ``p.fixed_nu > 0`` the same network and the same ``x`` are also
+    run against ``x`` flipped at the rate ``p.fixed_nu`` (the flips are nested: one uniform per bit).
+    Returns ``{"disagree": [max_depth, T], "tie": [max_depth, T]}`` and, with ``p.fixed_nu > 0``,
+    ``"disagree_fixed": [max_depth, T]``."""
     kn, ku = jax.random.split(key)
     ux, uf = uniform_parts(ku, [(p.pairs, n), (p.pairs, n)])
     x = _signs(ux)
-    y = jnp.where(uf < nu, -x, x)
-    counts = every_depth_counts(kn, th.encode_input(jnp.stack([x, y]), kind), p.max_depth, p.theta, p.beta,
-                                p.T, kind)  # [L, T, 2, P, 2]
+    inputs = [x, jnp.where(uf < nu, -x, x)]
+    if p.fixed_nu > 0:
+        inputs.append(jnp.where(uf < p.fixed_nu, -x, x))
+    counts = every_depth_counts(kn, th.encode_input(jnp.stack(inputs), kind), p.max_depth, p.theta, p.beta,
+                                p.T, kind)  # [L, T, 2 or 3, P, 2]
     cls = th.classify(counts)
-    return {"disagree": jnp.mean(cls[:, :, 0] != cls[:, :, 1], axis=-1),
-            "tie": jnp.mean(counts[:, :, 0, :, 0] == counts[:, :, 0, :, 1], axis=-1)}
+    out = {"disagree": jnp.mean(cls[:, :, 0] != cls[:, :, 1], axis=-1),
+           "tie": jnp.mean(counts[:, :, 0, :, 0] == counts[:, :, 0, :, 1], axis=-1)}
+    if p.fixed_nu > 0:
+        out["disagree_fixed"] = jnp.mean(cls[:, :, 0] != cls[:, :, 2], axis=-1)
+    return out
 
 
 def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, post=None) -> dict:
@@ -384,7 +423,8 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
     ``max_depth - 1`` hidden layers of width ``n`` and one 2-neuron readout per depth
     (:func:`every_depth_counts`); the classifier of depth ``L`` and ``t`` steps is the argmax of the
     readout's spike counts over steps ``1..t``, ties to class 0. ``x`` uniform on {-1,1}^n (IF reads it as
-    {0, 1}), ``y`` = ``x`` with each bit flipped with probability ``nu = p.nu_scale / sqrt(n)``.
+    {0, 1}), ``y`` = ``x`` with each bit flipped with probability ``nu`` (:func:`noise_rates` of ``p.nu_rule``;
+    ``nu_scale / sqrt(n)`` by default).
 
     Returns (``W = len(p.widths)``, ``N = p.n_networks``, ``D = p.max_depth``):
       widths [W], nus [W], depths [D] (1..D), steps [T] (1..T).
@@ -394,16 +434,19 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
         independent; pairs within a network are not, so the error is over networks).
       {kind}_tie [W, D, T]: share of inputs x whose two output counts tie (assigned to class 0).
       bound_width_exponent [D]: Theorem 2's exponent of n at nu = c/sqrt(n), -1/2^(2L+2).
+      fixed_nu []; per_network_fixed [K, W, N, D, T]: the disagreement share of the same networks and the
+        same ``x`` at the rate ``p.fixed_nu`` at every width (axis 2: networks); ``[K, W, N, 0, 0]`` when
+        ``p.fixed_nu = 0``.
     """
     widths = np.asarray(p.widths, np.int64)
-    nus = p.nu_scale / np.sqrt(widths)
+    nus = noise_rates(widths, p.nu_scale, p.nu_rule)
     out = {"widths": widths, "nus": nus, "depths": np.arange(1, p.max_depth + 1), "steps": np.arange(1, p.T + 1),
            "kinds": np.asarray(p.kinds),
            "bound_width_exponent": np.asarray([th.theorem2_width_exponent(L) for L in range(1, p.max_depth + 1)])}
     bar = runtime.progress(len(p.kinds) * widths.size, "depth", unit="width")
-    all_per = []
+    all_per, all_fixed = [], []
     for kind in p.kinds:
-        per, tie = [], []
+        per, tie, fixed = [], [], []
         for i, (n, v) in enumerate(zip(widths, nus)):
             def piece(i=i, n=int(n), v=float(v), kind=kind):
                 fn = lambda k: depth_network(jax.random.fold_in(k, 1000 * th.KINDS.index(kind) + i),
@@ -412,13 +455,21 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
             r = ctx.parts.get(f"{kind}_n{n}", piece)
             per.append(r["disagree"])
             tie.append(r["tie"].mean(axis=0))
+            if p.fixed_nu > 0:
+                fixed.append(r["disagree_fixed"])
             bar.update(1)
         per = np.stack(per).astype(np.float64)
         all_per.append(per)
+        if p.fixed_nu > 0:
+            all_fixed.append(np.stack(fixed).astype(np.float64))
         out[f"{kind}_ens"] = per.mean(axis=1)
         out[f"{kind}_se"] = per.std(axis=1, ddof=1) / math.sqrt(p.n_networks)
         out[f"{kind}_tie"] = np.stack(tie)
     out["per_network"] = np.stack(all_per)
+    out["fixed_nu"] = np.asarray(p.fixed_nu)
+    # Without the fixed-rate control the array is empty (its seed axis still exists for the ledger).
+    out["per_network_fixed"] = (np.stack(all_fixed) if p.fixed_nu > 0
+                                else np.zeros(out["per_network"].shape[:3] + (0, 0)))
     bar.close()
     return out
 
@@ -699,7 +750,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
 EXPERIMENTS = {
     "single_neuron": cli.Experiment(SingleNeuronParams, run_single_neuron, seed_axes={
         "mc_per_seed": 0, "law_fixed_per_seed": 0, "law_mixture_per_seed": 0, "law_levels": 1}),
-    "depth": cli.Experiment(DepthParams, run_depth, seed_axes={"per_network": 2}),
+    "depth": cli.Experiment(DepthParams, run_depth, seed_axes={"per_network": 2, "per_network_fixed": 2}),
     "spectrum": cli.Experiment(SpectrumParams, run_spectrum, seed_axes={
         "weights": 1, "ns": 1, "tie": 1, "random_weights": 1, "random_ns": 1}),
     "training": cli.Experiment(TrainingParams, run_training, seed_axes={

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
+import scipy.special
 from scipy import stats
 
 from claims import lif_snn as cl
@@ -53,9 +54,11 @@ def test_plugin_is_the_large_n_limit_not_the_finite_n_law():
     # small nu: (2/pi) exp(-theta^2/2) sqrt(nu); at n >= 100 within 0.7% of (2/pi) n^(-1/4) at theta = 0
     assert th.plugin_flip_probability(THETA, 1e-8) / (2 / math.pi * math.exp(-THETA**2 / 2) * 1e-4) == pytest.approx(1, abs=1e-4)
     assert th.single_neuron_flip_probability(100, 0.0, 0.1) / (2 / math.pi * 100**-0.25) - 1 == pytest.approx(0.0065, abs=0.001)
-    # IF on {0, 1} input: correlation 1 - nu and variance 1/2
-    assert th.if_plugin_flip_probability(THETA, 0.01) == pytest.approx(
-        4 * float(th._owen_t(THETA * math.sqrt(2), math.sqrt(0.01 / 1.99))), rel=1e-14)
+    # IF on {0, 1} input: standardised threshold h = theta sqrt(2), correlation rho = 1 - nu; the flip
+    # probability 2 [Q(h) - P(X > h, Y > h)] from scipy's bivariate normal (not Owen's T, which the code uses)
+    h, rho = THETA * math.sqrt(2), 1 - 0.01
+    both = stats.multivariate_normal.cdf([-h, -h], [0, 0], [[1, rho], [rho, 1]], abseps=1e-12, releps=1e-12)
+    assert th.if_plugin_flip_probability(THETA, 0.01) == pytest.approx(2 * (stats.norm.sf(h) - both), rel=1e-7)
 
 
 def _full_vector(n, seed, seeds=8, per_seed=4096, **flips):
@@ -223,6 +226,49 @@ def test_static_flip_probabilities_match_the_brief_and_monte_carlo():
     assert np.all(th.static_flip_probabilities(n, 0.0, 0.1, 3) == th.single_neuron_flip_probability(n, 0.0, 0.1))
 
 
+def test_large_n_limit_curves():
+    """t = 1 equals Owen's closed form 4 T(theta, sqrt(nu/(1-nu))) (a different formula); for small nu,
+    P_t / sqrt(nu) approaches the errata's constants 0.56, 0.62, 1.85, 3.07, ..., 10.4; the exact mixture
+    at n = 10^4 lies within 2% of the limit at t = 1, 2 (its deviation is O(1/(n nu)))."""
+    p = th.static_plugin_flip_probabilities(THETA, 0.1, 3)
+    owen = 4 * scipy.special.owens_t(THETA, math.sqrt(0.1 / 0.9))
+    assert p[0] == pytest.approx(owen, rel=1e-12)
+    nu = 1e-12
+    np.testing.assert_allclose(th.static_plugin_flip_probabilities(THETA, nu, 10) / math.sqrt(nu),
+                               [0.562, 0.617, 1.847, 3.072, 4.296, 5.519, 6.742, 7.964, 9.187, 10.409], atol=2e-3)
+    mix = th.static_flip_probabilities(10_000, THETA, 0.01, 2)
+    np.testing.assert_allclose(mix, th.static_plugin_flip_probabilities(THETA, 0.01, 2), rtol=0.02)
+    with pytest.raises(ValueError):
+        th.static_plugin_flip_probabilities(THETA, 1.5, 2)
+
+
+def test_if_neuron_is_the_sif_neuron_at_a_scaled_threshold_and_rate():
+    """On {0,1} input w.x has variance 1/2 and corr(w.x, w.y) = 1 - nu, so the large-n IF neuron is the sIF
+    neuron at theta sqrt(2) and nu / 2 (t = 1 against the separate IF formula)."""
+    for nu in (0.3, 0.1, 0.01):
+        assert th.if_plugin_flip_probability(THETA, nu) == pytest.approx(
+            th.static_plugin_flip_probabilities(THETA * math.sqrt(2), nu / 2, 1)[0], rel=1e-12)
+
+
+def test_noise_rate_rules():
+    n = np.array([64, 1024])
+    np.testing.assert_allclose(sim.noise_rates(n, 1.0, "sqrt"), [1 / 8, 1 / 32])
+    np.testing.assert_allclose(sim.noise_rates(n, 1.0, "sqrt_log"), [1 / (8 * math.log(64)), 1 / (32 * math.log(1024))])
+    assert sim.noise_rates(n, 0.03, "fixed").tolist() == [0.03, 0.03]
+    with pytest.raises(ValueError):
+        sim.noise_rates(n, 1.0, "linear")
+    with pytest.raises(ValueError):
+        sim.noise_rates([1], 1.0, "sqrt_log")
+
+
+def test_fixed_rate_control_shares_networks_and_inputs():
+    """At fixed_nu equal to the main rate the control reproduces the main disagreement exactly (same network,
+    same x, same flip uniforms)."""
+    p = sim.DepthParams(widths=(16,), max_depth=2, T=3, kinds=("slif",), n_networks=2, pairs=8, fixed_nu=0.25)
+    r = sim.depth_network(jax.random.key(3), n=16, nu=0.25, p=p, kind="slif")
+    np.testing.assert_array_equal(np.asarray(r["disagree"]), np.asarray(r["disagree_fixed"]))
+
+
 def test_drive_pairs_have_the_right_second_moments():
     n, nu, m = 400, 0.05, 1 << 16
     tabs = sim.neuron_tables(n, nu, n + 1)
@@ -280,6 +326,8 @@ TOY = {
                       "networks_per_call": 2},
     "lif_snn_spectrum": {"widths": [4, 6], "max_depth": 2, "T": 3, "n_networks": 4, "networks_per_call": 2,
                          "input_block": 16},
+    "lif_snn_corollary": {"widths": [16, 32], "max_depth": 2, "T": 3, "n_networks": 4, "pairs": 4,
+                          "networks_per_call": 2},
     "lif_snn_training": {"tasks": ["digits2", "parity"], "kinds": ["slif"], "steps": 20, "n_seeds": 2,
                          "ns_pairs": 64, "batch": 32, "hidden": 8, "T": 3},
 }
@@ -296,6 +344,7 @@ def _toy_config(tmp_path, name):
 
 @pytest.mark.parametrize("name", ["lif_snn_single_neuron", "lif_snn_spectrum",
                                   pytest.param("lif_snn_depth", marks=pytest.mark.slow),
+                                  pytest.param("lif_snn_corollary", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_training", marks=pytest.mark.slow)])
 def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
     from figures.__main__ import render

@@ -92,15 +92,19 @@ def test_single_neuron_exact_is_undecided_when_too_noisy_to_tell_the_mixture_fro
 WIDTHS1 = np.array([100, 1000, 10000])
 
 
-def _single(mc_shift=0.0, exponent_shift=0.0, seed=0):
+def _single(mc_shift=0.0, exponent_shift=0.0, large_shift=0.0, seed=0):
     rng = np.random.default_rng(seed)
     T = 3
     exact = np.stack([th.static_flip_probabilities(int(n), THETA, 1 / math.sqrt(n), T) for n in WIDTHS1])
     exact = exact * (WIDTHS1[:, None] / 100.0) ** exponent_shift
     sd = 0.004
     mc = exact[None] + mc_shift * sd / math.sqrt(S) + _noise(rng, (S,) + exact.shape, sd)
+    big = np.array([1e12, 1e14, 1e16])
+    large = np.stack([th.static_plugin_flip_probabilities(THETA, 1 / math.sqrt(n), T) for n in big])
+    large = large * (big[:, None] / 1e12) ** large_shift
     arrays = {"widths": WIDTHS1, "slif_exact": exact, "small_noise_constants": th.small_noise_constants(THETA, T),
-              "kinds": np.array(["slif"]), "mc_per_seed": mc[:, None], "mc_pairs": np.asarray(S * 4096)}
+              "kinds": np.array(["slif"]), "mc_per_seed": mc[:, None], "mc_pairs": np.asarray(S * 4096),
+              "large_widths": big, "slif_plugin_large": large}
     return arrays, {"config": {"theta": THETA}, "config_path": "fabricated", "seed_axes": {"mc_per_seed": 0}}
 
 
@@ -110,11 +114,36 @@ def test_theorem1_scaling_holds_on_the_exact_curves():
 
 
 def test_theorem1_scaling_fails_on_a_steeper_width_law_or_a_biased_monte_carlo():
-    ev = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(exponent_shift=-0.1))
+    # exponent -0.25 - 0.2 = -0.45 lies closer to the rival n^(-1/2) than to n^(-1/4)
+    ev = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(exponent_shift=-0.2))
     assert ev.verdict == "fails" and "t=1" in next(d.name for d in ev.decisions if d.decision == "fails")
     ev = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(mc_shift=8.0))
     assert ev.verdict == "fails"
-    assert next(d for d in ev.decisions if "Monte Carlo" in d.name).decision == "fails"
+    assert next(d for d in ev.decisions if "Monte Carlo vs exact" in d.name).decision == "fails"
+
+
+def test_theorem1_scaling_exponent_tolerance_is_half_the_gap_to_the_rival_laws():
+    """Exact curves at exponent -1/4 - 0.12 stay closer to n^(-1/4) than to n^(-1/2); -1/4 - 0.13 do not."""
+    ok = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(exponent_shift=-0.12))
+    assert all(d.decision == "holds" for d in ok.decisions if "(exact curve" in d.name)
+    bad = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(exponent_shift=-0.13))
+    assert bad.verdict == "fails"
+    assert all(d.decision == "fails" for d in bad.decisions if "(exact curve" in d.name)
+
+
+def test_theorem1_scaling_fails_when_a_step_does_not_reach_the_rate_at_large_n():
+    """A large-n limit that stays flat (exponent ~0 at every t, as at a fixed nu) fails."""
+    ev = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single(large_shift=0.25))
+    assert ev.verdict == "fails"
+    assert {d.decision for d in ev.decisions if "large-n" in d.name} == {"fails"}
+
+
+def test_theorem1_scaling_controls_lie_outside_the_hypothesis_and_are_rejected():
+    ev = _decide("lif_snn.theorem1_scaling", lif_snn_single_neuron=_single())
+    assert len(ev.controls) == 3 and all(c.rejected for c in ev.controls)
+    fixed = ev.controls[0].measured["exponent"]
+    assert abs(fixed) < 0.05  # no decay at a fixed nu: the rival law n^0
+    assert abs(ev.controls[2].measured["exponent"] - 1.0) < 0.05  # linear in nu below n nu = 1
 
 
 def test_theorem1_scaling_at_the_threshold_of_its_family_test():
@@ -131,33 +160,64 @@ WIDTHS2 = np.array([64, 128, 256, 512, 1024])
 N_NET, DEPTH, STEPS = 64, 3, 5
 
 
-def _depth(exponent=-0.15, sd=0.05, seed=0):
-    """ENS = 0.2 (n / 64)^exponent (1 + 0.3 (L - 1)), the same at every T, per-network noise of SD ``sd``."""
-    rng = np.random.default_rng(seed)
+def _per_network(rng, exponent, sd, kinds):
+    """``[K, W, N, D, T]``: ENS = 0.2 (n / 64)^exponent (1 + 0.3 (L - 1)), the same at every T, per-network
+    noise of SD ``sd`` (exactly mean-zero over networks)."""
     L = np.arange(1, DEPTH + 1)
     ens = 0.2 * (WIDTHS2[:, None] / 64.0) ** exponent * (1 + 0.3 * (L - 1))  # [W, D]
-    per = ens[:, None, :] + _noise(rng, (N_NET, WIDTHS2.size, DEPTH), sd).transpose(1, 0, 2)  # [W, N, D]
-    per = np.repeat(per[..., None], STEPS, axis=-1)[None]  # [K=1, W, N, D, T]
-    arrays = {"widths": WIDTHS2, "depths": L, "steps": np.arange(1, STEPS + 1), "kinds": np.array(["slif"]),
-              "per_network": per, "bound_width_exponent": np.array([th.theorem2_width_exponent(l) for l in L])}
-    return arrays, {"config": {"pairs": 64, "T": STEPS}, "config_path": "fabricated", "seed_axes": {"per_network": 2}}
+    out = []
+    for _ in kinds:
+        per = ens[:, None, :] + _noise(rng, (N_NET, WIDTHS2.size, DEPTH), sd).transpose(1, 0, 2)  # [W, N, D]
+        out.append(np.repeat(per[..., None], STEPS, axis=-1))
+    return np.stack(out)
 
 
-def test_theorem2_holds_when_ens_falls_with_width_and_rises_with_depth():
-    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth())
-    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
-    assert min(d.margin_se for d in ev.decisions if "width" in d.name) > C.Z_WIDTH
+def _depth(exponent=-0.15, sd=0.05, fixed_exponent=0.1, seed=0, kinds=("slif", "lif"), nu_rule="sqrt"):
+    """Depth-figure results: ENS falling like n^exponent at nu = 1/sqrt(n) (rising with L), and the same
+    networks at a fixed nu following n^fixed_exponent."""
+    rng = np.random.default_rng(seed)
+    L = np.arange(1, DEPTH + 1)
+    nus = 1 / np.sqrt(WIDTHS2) if nu_rule == "sqrt" else 1 / (np.sqrt(WIDTHS2) * np.log(WIDTHS2))
+    arrays = {"widths": WIDTHS2, "nus": nus, "depths": L, "steps": np.arange(1, STEPS + 1),
+              "kinds": np.array(list(kinds)), "per_network": _per_network(rng, exponent, sd, kinds),
+              "per_network_fixed": _per_network(rng, fixed_exponent, sd, kinds), "fixed_nu": np.asarray(0.125),
+              "bound_width_exponent": np.array([th.theorem2_width_exponent(l) for l in L])}
+    return arrays, {"config": {"pairs": 64, "T": STEPS}, "config_path": "fabricated",
+                    "seed_axes": {"per_network": 2, "per_network_fixed": 2}}
 
 
-def test_theorem2_fails_when_ens_rises_with_width():
-    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth(exponent=+0.15))
+@pytest.mark.parametrize("claim", ["lif_snn.theorem2_depth_width", "lif_snn.theorem2_depth_width_if"])
+def test_theorem2_holds_when_ens_falls_with_width_and_rises_with_depth(claim):
+    ev = _decide(claim, lif_snn_depth=_depth())
+    assert ev.verdict == "holds" and len(ev.controls) == DEPTH and all(c.rejected for c in ev.controls)
+    assert min(d.margin_se for d in ev.decisions if "width" in d.name) > C.Z_MC
+
+
+@pytest.mark.parametrize("claim", ["lif_snn.theorem2_depth_width", "lif_snn.theorem2_depth_width_if"])
+def test_theorem2_fails_when_ens_rises_with_width(claim):
+    assert _decide(claim, lif_snn_depth=_depth(exponent=+0.15)).verdict == "fails"
+
+
+def test_theorem2_is_undecided_at_the_bound_exponent_and_fails_without_a_width_trend():
+    """The width test compares the slope with the bound's power -1/2^(2L+2) (-1/16 at L = 1): a slope equal
+    to it is undecided; a flat ENS (slope 0) lies above the power at every L and fails."""
+    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth(exponent=-1 / 16, sd=0.2))
+    assert next(d for d in ev.decisions if d.name.startswith("L=1: width")).decision == "inconclusive"
+    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth(exponent=0.0, sd=0.01))
     assert ev.verdict == "fails"
 
 
-def test_theorem2_is_inconclusive_without_a_width_trend():
-    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth(exponent=0.0))
-    assert ev.verdict == "inconclusive"
-    assert {d.decision for d in ev.decisions if "width" in d.name} == {"inconclusive"}
+def test_theorem2_fails_when_the_fixed_rate_control_falls_as_well():
+    """A check that a fixed nu (outside nu = O(1/sqrt(n))) also passes cannot tell the theorem from its negation."""
+    ev = _decide("lif_snn.theorem2_depth_width", lif_snn_depth=_depth(fixed_exponent=-0.15))
+    assert ev.verdict == "fails" and not any(c.rejected for c in ev.controls)
+
+
+def test_theorem2_reads_each_kind_separately():
+    arrays, meta = _depth()
+    arrays["per_network"][1] = arrays["per_network"][1][::-1]  # IF: ENS rising with n
+    assert _decide("lif_snn.theorem2_depth_width", lif_snn_depth=(arrays, meta)).verdict == "holds"
+    assert _decide("lif_snn.theorem2_depth_width_if", lif_snn_depth=(arrays, meta)).verdict == "fails"
 
 
 def test_theorem2_leave_one_network_out_is_stable_far_from_the_threshold():
@@ -174,76 +234,104 @@ def test_theorem2_leave_one_network_out_is_stable_far_from_the_threshold():
 WIDTHS3 = [8, 12]
 
 
-def _spectrum(ratio, sd=0.01, seed=0):
-    """Every network's tail above each cut-off is ``ratio`` x the random function's (level weights put all
-    of a random function's tail mass on its own levels, scaled), plus noise."""
+def _spectrum(sd=0.01, seed=0):
+    """Exhaustive-spectrum results: every network's level weights are a random function's scaled by 0.3
+    above level 0 (the rest at level 0), plus noise; NS from each spectrum (so the bridge holds)."""
     rng = np.random.default_rng(seed)
     N, D, K = 40, 2, max(WIDTHS3) + 1
     W = len(WIDTHS3)
-    weights, rand_w = np.zeros((W, N, D, K)), np.zeros((W, N, K))
-    rand_exp = np.zeros((W, K))
+    weights, rand_exp = np.zeros((W, N, D, K)), np.zeros((W, K))
     for i, n in enumerate(WIDTHS3):
         e = boolean.random_function_level_weights(n)
         rand_exp[i, : n + 1] = e
-        scaled = e * ratio
-        scaled[0] = 1 - scaled[1:].sum()  # the rest at level 0
-        noise = _noise(rng, (N, D, n + 1), sd) * e[None, None, :]  # relative noise per level
-        weights[i, ..., : n + 1] = scaled + noise
-        rand_w[i, :, : n + 1] = e + _noise(rng, (N, n + 1), sd) * e[None, :]
+        scaled = e * 0.3
+        noise = _noise(rng, (N, D, n + 1), sd) * scaled[None, None, :]
+        w = scaled + noise
+        w[..., 0] = 1 - w[..., 1:].sum(-1)
+        weights[i, ..., : n + 1] = w
     arrays = {"widths": np.array(WIDTHS3), "depths": np.arange(1, D + 1), "weights": weights,
-              "ns": np.full((W, N, D), 0.5), "random_weights": rand_w, "random_expected": rand_exp}
-    meta = {"config": {"T": 5, "n_networks": N}, "config_path": "fabricated",
-            "seed_axes": {"weights": 1, "ns": 1, "random_weights": 1}}
+              "random_expected": rand_exp}
+    meta = {"config": {"T": 5, "n_networks": N}, "config_path": "fabricated", "seed_axes": {"weights": 1}}
     return arrays, meta
 
 
-def _spectral(ratio, **kw):
-    return _decide("lif_snn.spectral_simplicity", lif_snn_spectrum=_spectrum(ratio, **kw),
-                   lif_snn_depth=_depth())
+def _spectral(exponent=-0.2, fixed_exponent=0.1, spectrum=None):
+    return _decide("lif_snn.spectral_simplicity", lif_snn_spectrum=spectrum or _spectrum(),
+                   lif_snn_corollary=_depth(exponent, fixed_exponent=fixed_exponent, kinds=("slif",),
+                                            nu_rule="sqrt_log"))
 
 
-def test_spectral_simplicity_holds_far_below_half_a_random_function():
-    ev = _spectral(0.2)
-    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
+def test_spectral_simplicity_holds_when_the_bridge_bound_falls_with_width():
+    ev = _spectral()
+    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls) and len(ev.controls) == DEPTH + 1
 
 
-def test_spectral_simplicity_fails_above_half_and_is_undecided_at_half():
-    assert _spectral(0.8).verdict == "fails"
-    ev = _spectral(0.5)
+def test_spectral_simplicity_fails_when_the_bound_rises_and_is_undecided_when_flat():
+    assert _spectral(exponent=+0.15).verdict == "fails"
+    ev = _spectral(exponent=0.0)
     assert ev.verdict == "inconclusive"
-    assert {d.decision for d in ev.decisions if "tail" in d.name} == {"inconclusive"}
+    assert {d.decision for d in ev.decisions if "falls" in d.name} == {"inconclusive"}
+
+
+def test_spectral_simplicity_fails_when_the_frozen_cutoff_control_falls_as_well():
+    ev = _spectral(fixed_exponent=-0.15)
+    assert ev.verdict == "fails" and sum(c.rejected for c in ev.controls) == 1  # only the random function
+
+
+def test_spectral_simplicity_random_function_control_rises_exactly():
+    """Independent value: a random function's ENS at nu' = 1/(sqrt(n) ln n) is 1/2 - (1 - nu')^n / 2."""
+    ev = _spectral()
+    ctl = ev.controls[-1]
+    n = WIDTHS2.astype(float)
+    nu = 1 / (np.sqrt(n) * np.log(n))
+    expect = 2.313 * (0.5 - 0.5 * (1 - nu) ** n)
+    assert np.allclose(ctl.measured["bound"], np.round(expect, 4), atol=2e-4) and ctl.rejected
 
 
 def test_spectral_simplicity_fails_when_the_bridge_is_broken():
-    arrays, meta = _spectrum(0.2)
-    arrays["ns"] = np.zeros_like(arrays["ns"])  # NS = 0 with tail weight > 0 breaks W^{>=1/nu} <= 2.313 NS
-    ev = _decide("lif_snn.spectral_simplicity", lif_snn_spectrum=(arrays, meta), lif_snn_depth=_depth())
-    assert ev.verdict == "fails"
+    """Not a spectrum (a negative weight at level 1): the tail 1 exceeds 2.313 NS, and the check catches it."""
+    arrays, meta = _spectrum()
+    arrays["weights"][0, 0, 0, :] = 0.0
+    arrays["weights"][0, 0, 0, 8], arrays["weights"][0, 0, 0, 1] = 1.0, -1.0
+    ev = _spectral(spectrum=(arrays, meta))
+    assert ev.verdict == "fails" and ev.decisions[0].decision == "fails"
 
 
 # ---------------------------------------------------------------------------------------------------
 # training_lowers_sensitivity: paired before/after drops
 # ---------------------------------------------------------------------------------------------------
 
-CASES = np.array(["digits2_slif", "digits10_slif", "parity_slif"])
+CASES = np.array(["digits2_slif", "digits10_slif", "digits2_lif", "digits10_lif", "parity_slif", "parity_lif"])
 
 
-def _training(drop, parity_drop=-0.15, sd=0.02, acc=0.97, seed=0):
+def _training(drop, parity_drop=-0.15, sd=0.02, acc=0.97, if_drop=None, seed=0):
+    """Per-seed NS before/after: the digits cases drop by ``drop`` (IF by ``if_drop``, default the same), the
+    parity cases by ``parity_drop`` (negative: NS rises)."""
     rng = np.random.default_rng(seed)
-    S_, V = 8, 3
+    S_, V, C_ = 8, 3, CASES.size
     nus = np.array([0.0625, 0.125, 0.25])
-    before = np.full((S_, 3, V), 0.4)
-    drops = np.array([drop, drop, parity_drop])
+    before = np.full((S_, C_, V), 0.4)
+    if_drop = drop if if_drop is None else if_drop
+    drops = np.array([drop, drop, if_drop, if_drop, parity_drop, parity_drop])
     arrays = {"nus": nus, "input_dims": np.array([64, 64, 16]), "cases": CASES,
-              "parity_ns_exact": 0.5 - 0.5 * (1 - 2 * nus) ** 3, "test_acc": np.full((S_, 3), acc)}
+              "parity_ns_exact": 0.5 - 0.5 * (1 - 2 * nus) ** 3, "test_acc": np.full((S_, C_), acc)}
     for key in ("ns", "data_ns"):
         arrays[f"{key}_before"] = before
-        arrays[f"{key}_after"] = before - drops[None, :, None] + _noise(rng, (S_, 3, V), sd)
+        arrays[f"{key}_after"] = before - drops[None, :, None] + _noise(rng, (S_, C_, V), sd)
     cfg = {"n_seeds": S_, "depth": 3, "hidden": 8, "T": 5, "theta": THETA, "beta": 1.0, "lr": 0.03, "steps": 10,
            "ns_pairs": 64, "parity_bits": 3}
     meta = {"config": cfg, "config_path": "fabricated",
             "seed_axes": {k: 0 for k in ("ns_before", "ns_after", "data_ns_before", "data_ns_after", "test_acc")}}
     return arrays, meta
+
+
+def test_training_if_is_decided_apart_from_sif():
+    """IF networks whose NS rises after training fail the IF claim and leave the sIF claim holding."""
+    r = _training(0.1, if_drop=-0.1)
+    assert _decide("lif_snn.training_lowers_sensitivity", lif_snn_training=r).verdict == "holds"
+    ev = _decide("lif_snn.training_lowers_sensitivity_if", lif_snn_training=r)
+    assert ev.verdict == "fails" and all("lif" in d.name for d in ev.decisions)
+    assert _decide("lif_snn.training_lowers_sensitivity_if", lif_snn_training=_training(0.1)).verdict == "holds"
 
 
 def test_training_holds_when_every_digits_drop_is_positive_and_parity_rises():
@@ -265,3 +353,46 @@ def test_training_fails_when_the_parity_control_also_drops():
     """Training that lowers NS whatever the target cannot tell the claim from its negation."""
     ev = _decide("lif_snn.training_lowers_sensitivity", lif_snn_training=_training(0.1, parity_drop=0.1))
     assert ev.verdict == "fails" and not any(c.rejected for c in ev.controls)
+
+
+def test_training_unfitted_parity_control_is_untested_not_rejected():
+    """A network that does not learn the parity tests the optimiser: its control is inconclusive (never rejected),
+    so a claim whose own decisions hold is inconclusive; one whose own decision fails still fails."""
+    arrays, meta = _training(0.1)
+    arrays["test_acc"] = arrays["test_acc"].copy()
+    arrays["test_acc"][:, list(CASES).index("parity_lif")] = 0.5
+    ev = _decide("lif_snn.training_lowers_sensitivity_if", lif_snn_training=(arrays, meta))
+    assert ev.verdict == "inconclusive" and ev.decisions
+    assert {c.decision.decision for c in ev.controls} == {"inconclusive"}
+    assert ev.measured["parity control not fitted"] == ["parity_lif"]
+    arrays, meta = _training(0.1, if_drop=-0.1)
+    arrays["test_acc"][:, list(CASES).index("parity_lif")] = 0.5
+    assert _decide("lif_snn.training_lowers_sensitivity_if", lif_snn_training=(arrays, meta)).verdict == "fails"
+
+
+# ---------------------------------------------------------------------------------------------------
+# if_single_neuron: the IF rate (Figure 1)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _single_if(exponent_shift=0.0, seed=0):
+    """The sIF results of :func:`_single` plus IF Monte Carlo following the IF large-n limit at n^(-1/4 +
+    exponent_shift)."""
+    arrays, meta = _single(seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    T = arrays["slif_exact"].shape[1]
+    lim = np.stack([th.static_plugin_flip_probabilities(THETA * math.sqrt(2), 0.5 / math.sqrt(n), T)
+                    for n in WIDTHS1]) * (WIDTHS1[:, None] / 100.0) ** exponent_shift
+    lif = lim[None] + _noise(rng, (S,) + lim.shape, 0.004)
+    arrays = {**arrays, "kinds": np.array(["slif", "lif"]),
+              "mc_per_seed": np.stack([arrays["mc_per_seed"][:, 0], lif], axis=1),
+              "lif_plugin_t1": np.array([th.if_plugin_flip_probability(THETA, 1 / math.sqrt(n)) for n in WIDTHS1])}
+    return arrays, {**meta, "config": {"theta": THETA}}
+
+
+def test_if_single_neuron_holds_at_the_quarter_rate_and_fails_off_it():
+    ev = _decide("lif_snn.if_single_neuron", lif_snn_single_neuron=_single_if())
+    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
+    ev = _decide("lif_snn.if_single_neuron", lif_snn_single_neuron=_single_if(exponent_shift=0.2))
+    assert ev.verdict == "fails"  # exponent -0.05: closer to no decay than to n^(-1/4)
+    assert {d.decision for d in ev.decisions if "Monte Carlo" in d.name} == {"fails"}

@@ -572,6 +572,28 @@ def static_flip_probabilities(n, theta, nu, T, kind: Kind = "slif") -> np.ndarra
     return out
 
 
+def static_plugin_flip_probabilities(theta, nu, T, kind: Kind = "slif") -> np.ndarray:
+    """The large-n limit of :func:`static_flip_probabilities` at a fixed per-bit rate ``nu``: the correlation
+    ``rho = 1 - 2 nu`` plugged in for the ``Bin(n, nu)`` mixture (the mixture's relative deviation from it is
+    O(1/(n nu)), so at ``nu = 1/sqrt(n)`` it is the exact curve's large-n limit). ``t = 1`` equals
+    :func:`plugin_flip_probability`.
+
+    Args:
+      theta: threshold > 0. nu: flip probability in [0, 1]. T: steps (>= 1). kind: ``"slif"`` | ``"lif"``.
+    Returns:
+      ``[T]`` float64: ``P[1_{A_t}(X) != 1_{A_t}(Y)]`` for standard normals with correlation ``1 - 2 nu``.
+    Raises:
+      TypeError, ValueError: an argument out of range.
+    Source: Araya et al., Theorem 1 (beta = 1, static input); brief §3 ([derived] rho = 1 - 2 nu).
+    """
+    theta = check_real(theta, "theta", gt=0.0)
+    nu = check_real(nu, "nu", ge=0.0, le=1.0)
+    T = check_int(T, "T", ge=1)
+    _check_kind(kind)
+    rho = np.array([1.0 - 2.0 * nu])
+    return np.asarray([float(_flip_given_set(*spike_set(theta, t, kind), rho)[0]) for t in range(1, T + 1)])
+
+
 def static_firing_rates(theta, T, kind: Kind = "slif") -> np.ndarray:
     """``P[neuron spikes at step t]``, ``t = 1..T``, for ``beta = 1``, static input, ``X ~ N(0, 1)``:
     ``sum_i c_i Q(b_i)`` (``Q(theta) = 0.309`` at ``t = 1``, ``theta = 0.5``). Returns ``[T]``.
