@@ -19,10 +19,11 @@ from theory import nc_forgetting as th
 BENCH_STEPS_PER_TASK = 60  # the quick config trains 200 steps per task; fewer keep the benchmark short
 
 
-def nc_metrics_plain(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> dict[str, float]:
+def nc_metrics_plain(x: np.ndarray, y: np.ndarray, W: np.ndarray, b: np.ndarray) -> dict[str, float]:
     """NC1-NC4 written out (Papyan et al. 2020): ``Sigma_W [d, d]`` from the residuals (over n), ``Sigma_B
     [d, d] = M~^T M~ / K``, ``Tr(Sigma_W pinv(Sigma_B)) / K`` (pinv cut at 1e-10 relative: Sigma_B has rank
-    K - 1 and its rounding eigenvalues must not be inverted), nearest centres by ``cdist``."""
+    K - 1 and its rounding eigenvalues must not be inverted), nearest centres by ``cdist``, the head with its
+    bias ``b [K]``."""
     classes = np.unique(y)
     K, n = classes.size, x.shape[0]
     means = np.stack([x[y == c].mean(axis=0) for c in classes])
@@ -35,7 +36,7 @@ def nc_metrics_plain(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> dict[str, f
     cos = (mt @ mt.T) / np.outer(norms, norms)
     off = ~np.eye(K, dtype=bool)
     nc3 = float(np.sum((W / np.linalg.norm(W) - mt / np.linalg.norm(mt)) ** 2))
-    nc4 = float(np.mean(np.argmax(x @ W.T, axis=1) != np.argmin(cdist(x, means), axis=1)))
+    nc4 = float(np.mean(np.argmax(x @ W.T + b, axis=1) != np.argmin(cdist(x, means), axis=1)))
     return {"nc1": nc1, "nc2_equinorm": float(norms.std() / norms.mean()),
             "nc2_equiangular": float(np.mean(np.abs(cos[off] + 1 / (K - 1)))), "nc3": nc3, "nc4": nc4}
 
@@ -47,8 +48,9 @@ def _nc_row() -> dict:
     means = 3.0 * rng.standard_normal((K, d))
     x = means[y] + rng.standard_normal((n, d))
     W = means - means.mean(axis=0) + 0.5 * rng.standard_normal((K, d))
-    ref, t_plain = timed(lambda: nc_metrics_plain(x, y, W), repeat=2, warmup=0)
-    ours, t_ours = timed(lambda: th.nc_metrics(x, y, W), repeat=2, warmup=0)
+    b = -W @ means.mean(axis=0)
+    ref, t_plain = timed(lambda: nc_metrics_plain(x, y, W, b), repeat=2, warmup=0)
+    ours, t_ours = timed(lambda: th.nc_metrics(x, y, W, b), repeat=2, warmup=0)
     rel = {k: abs(ours[k] - ref[k]) / max(abs(ref[k]), 1e-300) for k in ref}
     worst = max(rel, key=rel.get)
     return {"benchmark": "nc_forgetting NC1-NC4 metrics", "case": f"n={n}, d={d}, K={K}, float64",

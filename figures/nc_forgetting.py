@@ -92,17 +92,19 @@ def plot_subspace(a: dict, meta: dict):
     ax = axes[0]
     ups = float(a["upsilon"])
     perp = a["linear_perp"]
-    t = np.arange(1, perp.shape[1])
+    t = np.arange(perp.shape[1])
+    bound = float(a["linear_rounding_bound"])
     for i, case in enumerate(a["linear_cases"]):
-        dev = np.abs(perp[i][1:] / (ups * perp[i][:-1]) - 1).max(axis=1)
+        ok = perp[i][0] > 0
+        dev = np.abs(perp[i][:, ok] / (perp[i][0, ok] * ups ** t[:, None]) - 1).max(axis=1)
         ax.plot(t, np.maximum(dev, 1e-17), lw=1.6 if case == "collapsed" else 1,
-                label=f"{case.replace('_', ' ')} (max {a['linear_decay_error'][i]:.1e})")
-    ax.axhline(1e-6, color="k", ls=":", lw=1, label="tolerance 1e-6")
+                label=f"{case.replace('_', ' ')} (max {a['linear_fit_error'][i]:.1e})")
+    ax.axhline(bound, color="k", ls=":", lw=1, label=f"float64 rounding budget {bound:.1e}")
     ax.set_yscale("log")
     ax.set_xlabel("GD step t")
-    ax.set_ylabel("max over inputs |r_t / (1 − ηλ) − 1|")
-    ax.set_title(f"Linear-feature model (T1): one-step decay r_t = ||P_S⊥ φ_t|| / ||P_S⊥ φ_t-1||, "
-                 f"1 − ηλ = {ups:g}", fontsize=8)
+    ax.set_ylabel("max over inputs |perp_t / (perp_0 (1 − ηλ)^t) − 1|")
+    ax.set_title(f"Linear-feature model (T1/T2): decay law perp_t = perp_0 (1 − ηλ)^t, 1 − ηλ = {ups:g}",
+                 fontsize=8)
     ax.legend(fontsize=7)
     P = list(a["buffer_percents"])
     for d in range(D):

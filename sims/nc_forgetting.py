@@ -62,7 +62,8 @@ CorrectionName = Literal["none", "transfer", "shrinkage", "calibration"]
 @dataclasses.dataclass(frozen=True)
 class Data:
     """Inputs and labels of one data set: ``x_train [N, 64]``, ``y_train [N]``, ``x_test [M, 64]``,
-    ``y_test [M]`` (classes 0..9; task ``t`` holds classes ``2t, 2t + 1``), ``x_ood [M_ood, 64]``."""
+    ``y_test [M]`` (classes 0..9; task ``t`` holds classes ``2t, 2t + 1``), ``x_ood [M_ood, 64]``;
+    ``bayes_accuracy`` of the generating distribution (Gaussian classes; NaN for digits: unknown)."""
 
     name: str
     x_train: np.ndarray
@@ -70,6 +71,7 @@ class Data:
     x_test: np.ndarray
     y_test: np.ndarray
     x_ood: np.ndarray
+    bayes_accuracy: float = float("nan")
 
 
 def _standardise(xtr, others):
@@ -96,7 +98,10 @@ def gaussian_data(n_train: int, n_test: int, dim: int, spike_rank: int, spike_sc
     """Ten Gaussian classes in R^dim with a shared anisotropic covariance ``A A^T + 0.1 I`` (``A [dim,
     spike_rank]`` with N(0, spike_scale^2) entries) and means ``separation * N(0, I / dim)`` (so a
     Gaussian head with the identity covariance is visibly worse than with the true one), ``n_train`` and
-    ``n_test`` samples per class. OOD set: the same covariance around the origin (no class mean)."""
+    ``n_test`` samples per class. OOD set: the same covariance around the origin (no class mean).
+    ``bayes_accuracy``: the Bayes classifier's accuracy on these classes (equal priors), by numerical
+    integration (:func:`theory.nc_forgetting.bayes_accuracy_lda`; the standardisation is affine and does
+    not change it)."""
     k = jax.random.key(seed)
     ka, km, kx, kt, ko = jax.random.split(k, 5)
     A = np.asarray(jax.random.normal(ka, (dim, spike_rank))) * spike_scale
@@ -114,7 +119,8 @@ def gaussian_data(n_train: int, n_test: int, dim: int, spike_rank: int, spike_sc
     ood = np.asarray(jax.random.normal(ko, (N_CLASSES * n_test, spike_rank))) @ A.T + np.asarray(
         jax.random.normal(jax.random.fold_in(ko, 1), (N_CLASSES * n_test, dim))) * math.sqrt(0.1)
     xtr, (xte, ood) = _standardise(xtr, [xte, ood])
-    return Data("gaussian", xtr, ytr.astype(np.int32), xte, yte.astype(np.int32), ood)
+    bayes = th.bayes_accuracy_lda(means, A @ A.T + 0.1 * np.eye(dim))
+    return Data("gaussian", xtr, ytr.astype(np.int32), xte, yte.astype(np.int32), ood, bayes)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -465,8 +471,8 @@ class CommonParams:
     gaussian_n_test: int = param(60, ge=4, doc="test samples per class")
     gaussian_spike_rank: int = param(8, ge=1)
     gaussian_spike_scale: float = param(0.5, gt=0)
-    gaussian_separation: float = param(3.0, gt=0, doc="class-mean scale (3.0, spike 0.5: LDA with the true "
-                                       "covariance ~1.0, with the identity ~0.56)")
+    gaussian_separation: float = param(1.0, gt=0, doc="class-mean scale; 1.0 with spike 0.5 (root seed 0): "
+                                       "Bayes accuracy 0.891, room for forgetting to show (3.0: 0.99999984)")
 
     def __post_init__(self):
         _distinct("datasets", self.datasets)
@@ -501,12 +507,14 @@ def _percents(values) -> tuple[float, ...]:
 
 def per_dataset(p: CommonParams, ctx: cli.Context, tag: str, fn, datas: dict | None = None) -> dict:
     """``fn(p, data, seed, mesh) -> arrays`` on every data set of ``p`` (one resumable piece each), the
-    arrays stacked on a leading data-set axis ``[D, ...]``, with ``datasets [D]``."""
+    arrays stacked on a leading data-set axis ``[D, ...]``, with ``datasets [D]`` and ``bayes_accuracy [D]``
+    (NaN where unknown: digits)."""
     datas = datas or {name: load_data(p, name, ctx.config.seed) for name in p.datasets}
     parts = {name: ctx.parts.get(f"{tag}_{name}", lambda data=data: fn(p, data, ctx.config.seed, ctx.mesh))
              for name, data in datas.items()}
     out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
-    return {"datasets": np.asarray(p.datasets), **out}
+    bayes = np.array([datas[n].bayes_accuracy for n in p.datasets])
+    return {"datasets": np.asarray(p.datasets), "bayes_accuracy": bayes, **out}
 
 
 def _params_at(params, r: int, s: int, k: int = -1):
@@ -663,9 +671,12 @@ LINEAR_CASES = ("collapsed", "momentum", "two_layer", "not_collapsed")
 
 
 def linear_cases(p: SubspaceParams, seed: int) -> dict:
-    """The T1 instance (exact) and its three controls, float64: ``perp [4, steps + 1, probes]`` and
-    ``decay_error [4]`` (largest relative deviation from perp_{t+1} = (1 - eta lambda) perp_t)."""
-    perps, errs = [], []
+    """The T1 instance (exact) and its three controls, float64: ``perp [4, steps + 1, probes]``,
+    ``decay_error [4]`` (largest relative deviation from perp_{t+1} = (1 - eta lambda) perp_t),
+    ``fit_error [4]`` (largest relative deviation from the law perp_t = perp_0 (1 - eta lambda)^t over the
+    whole run: :func:`theory.nc_forgetting.decay_law_fit_error`) and ``rounding_bound`` (its float64
+    budget: :func:`theory.nc_forgetting.decay_rounding_bound`)."""
+    perps, errs, fits = [], [], []
     for i, case in enumerate(LINEAR_CASES):
         rng = np.random.default_rng(np.asarray(jax.random.key_data(runtime.seed_key(seed, 10_000 + i))))
         m = th.collapsed_linear_model(p.lin_classes, p.lin_input_dim, p.lin_feature_dim, p.lin_per_class, rng,
@@ -677,7 +688,11 @@ def linear_cases(p: SubspaceParams, seed: int) -> dict:
                                    depth=2 if case == "two_layer" else 1)
         perps.append(out["perp"])
         errs.append(th.decay_error(out["perp"], p.lin_eta, p.lin_lambda))
-    return {"perp": np.stack(perps), "decay_error": np.array(errs)}
+        fits.append(th.decay_law_fit_error(out["perp"], p.lin_eta, p.lin_lambda))
+    bound = th.decay_rounding_bound(p.lin_steps, p.lin_classes * p.lin_per_class, p.lin_input_dim,
+                                    p.lin_feature_dim)
+    return {"perp": np.stack(perps), "decay_error": np.array(errs), "fit_error": np.array(fits),
+            "rounding_bound": np.asarray(bound)}
 
 
 def projections(f_tr_cur, y_tr_cur, f_te, y_te, f_ood, session: int, groups: int, group_size: int):
@@ -713,15 +728,30 @@ def _subspace_dataset(p: SubspaceParams, data: Data, seed: int, mesh) -> dict:
     R, K = len(specs), p.snapshots
     cls = np.full((R, N_TASKS, K, N_CLASSES), np.nan)
     ood = np.full((R, N_TASKS, K, p.ood_groups), np.nan)
+    nc_trained = np.full((R, N_TASKS, K, 2), np.nan)
+    nc1_old = np.full((R, N_TASKS, K), np.nan)
     for r in range(R):
         for s in range(N_TASKS):
             rows = np.concatenate([grid["runs"]["cur_idx"][r, s, : grid["runs"]["cur_n"][r, s]],
                                    grid["runs"]["buf_idx"][r, s, : grid["runs"]["buf_n"][r, s]]]).astype(np.int64)
+            trained = np.unique(data.y_train[rows])
+            old_rows = np.flatnonzero((data.y_train // 2) < s)
             for k in range(K):
                 cls[r, s, k], ood[r, s, k] = projections(ftr[r, s, k][rows], data.y_train[rows], fte[r, s, k],
                                                          data.y_test, food[r, s, k], s, p.ood_groups, group)
+                W, b = head_of(_params_at(out["params"], r, s, k))
+                m = th.nc_metrics(ftr[r, s, k][rows], data.y_train[rows], W[trained], b[trained])
+                nc_trained[r, s, k] = m["nc1"], m["nc3"]
+                if s > 0 and not _buffered(grid["runs"], r, s):
+                    nc1_old[r, s, k] = th.nc_metrics(ftr[r, s, k][old_rows], data.y_train[old_rows])["nc1"]
     shape = (len(p.buffer_percents), p.n_seeds, N_TASKS, K)
-    return {"class_projection": cls.reshape(shape + (N_CLASSES,)), "ood_projection": ood.reshape(shape + (p.ood_groups,))}
+    return {"class_projection": cls.reshape(shape + (N_CLASSES,)), "ood_projection": ood.reshape(shape + (p.ood_groups,)),
+            "nc_trained": nc_trained.reshape(shape + (2,)), "nc1_old": nc1_old.reshape(shape)}
+
+
+def _buffered(runs, r: int, s: int) -> bool:
+    """Whether run ``r`` replays anything in session ``s``."""
+    return bool(runs["buf_n"][r, s] > 0)
 
 
 def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
@@ -729,11 +759,16 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
 
     Arrays: ``linear_cases [4]`` (collapsed: T1's hypotheses; momentum, two_layer, not_collapsed:
     controls), ``linear_perp [4, lin_steps + 1, lin_probes]`` ||P_{S_t perp} phi_t(x)|| of arbitrary
-    inputs, ``linear_decay_error [4]``, ``upsilon`` (1 - eta lambda); ``datasets [D]``,
+    inputs, ``linear_decay_error [4]``, ``upsilon`` (1 - eta lambda), ``linear_fit_error [4]`` the largest
+    relative deviation from perp_t = perp_0 upsilon^t, ``linear_rounding_bound`` its float64 budget;
+    ``datasets [D]``, ``bayes_accuracy [D]``,
     ``buffer_percents [B]``, ``class_projection [D, B, N, 5, K, 10]`` the projection of each class's
     centred test mean onto S_t at snapshot k of session i, over the current classes' (NaN for unseen
     classes), ``ood_projection [D, B, N, 5, K, G]`` the same for G groups of OOD inputs (CIL; S_t is
-    spanned by the current training data, buffer included).
+    spanned by the current training data, buffer included); ``nc_trained [D, B, N, 5, K, 2]`` NC1 and NC3
+    (Papyan's conventions, with the head's rows and biases of the classes trained on) of the session's
+    training data (current task and buffer) at each snapshot, ``nc1_old [D, B, N, 5, K]`` NC1 of the old
+    classes' training features in sessions without replay (NaN otherwise: session 0 or a buffer).
     """
     lin = linear_cases(p, ctx.config.seed)
     datas = {name: load_data(p, name, ctx.config.seed) for name in p.datasets}
@@ -744,6 +779,7 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
                               f"of the {data.x_ood.shape[0]} OOD samples of {name})", p.ood_groups)
     return {"linear_cases": np.asarray(LINEAR_CASES), "linear_perp": lin["perp"],
             "linear_decay_error": lin["decay_error"], "upsilon": np.asarray(1 - p.lin_eta * p.lin_lambda),
+            "linear_fit_error": lin["fit_error"], "linear_rounding_bound": lin["rounding_bound"],
             "buffer_percents": np.asarray(p.buffer_percents, np.float64),
             **per_dataset(p, ctx, "subspace", _subspace_dataset, datas)}
 
@@ -954,7 +990,7 @@ _STATS_SEEDS = dict.fromkeys(
 EXPERIMENTS = {
     "buffer_sweep": cli.Experiment(SweepParams, run_buffer_sweep, seed_axes=_SWEEP_SEEDS),
     "subspace": cli.Experiment(SubspaceParams, run_subspace,
-                               seed_axes={"class_projection": 2, "ood_projection": 2}),
+                               seed_axes={"class_projection": 2, "ood_projection": 2, "nc_trained": 2, "nc1_old": 2}),
     "buffer_stats": cli.Experiment(BufferParams, run_buffer_stats, seed_axes=_STATS_SEEDS),
     "lda": cli.Experiment(BufferParams, run_lda, seed_axes={"accuracy_old": 2, "accuracy_all": 2, "seed_index": 0}),
 }

@@ -16,6 +16,7 @@ float64 throughout the toolkit (numpy) and in JAX (tests/conftest.py runs sims.r
 networks of the sims train in float32.
 """
 
+from fractions import Fraction
 import itertools
 import os
 import subprocess
@@ -62,8 +63,9 @@ def _collapsed(K: int, d: int, n_per_class: int, seed: int = 0, offset: bool = F
     return (mu_g if offset else 0.0) + mt[y], y, mt
 
 
-def _nc_reference(x, y, W=None) -> dict:
-    """NC1-NC4 written out plainly (Papyan et al. 2020), forming the d x d covariances."""
+def _nc_reference(x, y, W=None, b=None) -> dict:
+    """NC1-NC4 written out plainly (Papyan et al. 2020), forming the d x d covariances; NC4 with the
+    head's bias ``b`` (a sample-by-sample loop over the classes)."""
     classes = np.unique(y)
     K, n = classes.size, x.shape[0]
     means = np.array([x[y == c].mean(axis=0) for c in classes])
@@ -78,9 +80,12 @@ def _nc_reference(x, y, W=None) -> dict:
     out["nc2_equiangular"] = float(np.mean(devs))
     if W is not None:
         out["nc3"] = float(np.sum((W / np.sqrt(np.sum(W**2)) - mt / np.sqrt(np.sum(mt**2))) ** 2))
-        head = np.argmax(x @ W.T, axis=1)
-        dist = np.linalg.norm(x[:, None, :] - means[None, :, :], axis=2)
-        out["nc4"] = float(np.mean(head != np.argmin(dist, axis=1)))
+        wrong = 0
+        for i in range(n):
+            logits = [float(W[k] @ x[i] + b[k]) for k in range(K)]
+            dists = [float(np.sum((x[i] - means[k]) ** 2)) for k in range(K)]
+            wrong += int(np.argmax(logits) != np.argmin(dists))
+        out["nc4"] = wrong / n
     return out
 
 
@@ -95,11 +100,11 @@ def test_nc_metrics_vanish_on_an_exact_simplex_etf(K, extra_dims):
     x, y, mt = _collapsed(K, K + extra_dims, 3, seed=K)
     gram = mt @ mt.T  # the ETF itself: unit norms, cosines -1/(K-1)
     np.testing.assert_allclose(gram, (K * np.eye(K) - 1) / (K - 1), atol=1e-14)
-    m = th.nc_metrics(x, y, mt)
+    m = th.nc_metrics(x, y, mt, np.zeros(K))
     assert set(m) == {"nc1", "nc2_equinorm", "nc2_equiangular", "nc3", "nc4"}
     for name, value in m.items():
         assert abs(value) < 1e-10, (name, value)
-    assert th.nc_metrics(x, y, 7.0 * mt)["nc3"] < 1e-10  # NC3 compares directions, not scale
+    assert th.nc_metrics(x, y, 7.0 * mt, np.zeros(K))["nc3"] < 1e-10  # NC3 compares directions, not scale
     assert set(th.nc_metrics(x, y)) == {"nc1", "nc2_equinorm", "nc2_equiangular"}
 
 
@@ -135,7 +140,7 @@ def test_nc3_grows_with_the_head_rotation_angle():
         # a rotation by ``angle`` in the plane (u, v), applied to the rows of the head
         R = np.eye(d) + np.sin(angle) * (np.outer(v, u) - np.outer(u, v)) \
             + (np.cos(angle) - 1) * (np.outer(u, u) + np.outer(v, v))
-        values.append(th.nc_metrics(x, y, mt @ R.T)["nc3"])
+        values.append(th.nc_metrics(x, y, mt @ R.T, np.zeros(K))["nc3"])
     assert values[0] < 1e-12
     assert all(b > a + 1e-4 for a, b in itertools.pairwise(values)), values
 
@@ -144,13 +149,49 @@ def test_nc4_is_the_share_of_head_versus_nearest_centre_disagreements():
     K = 5
     x, y, mt = _collapsed(K, 6, 4, offset=True)
     swapped = mt[[1, 0, 2, 3, 4]]  # the head calls class 0 samples 1 and class 1 samples 0
-    assert th.nc_metrics(x, y, swapped)["nc4"] == pytest.approx(2 / K, abs=0)
+    zero = np.zeros(K)
+    assert th.nc_metrics(x, y, swapped, zero)["nc4"] == pytest.approx(2 / K, abs=0)
     cycled = mt[np.roll(np.arange(K), 1)]  # every class is called another
-    assert th.nc_metrics(x, y, cycled)["nc4"] == 1.0
+    assert th.nc_metrics(x, y, cycled, zero)["nc4"] == 1.0
     # non-contiguous labels: row k of the head belongs to the k-th smallest label
     labels = np.array([2, 5, 9, 11, 40])
-    m = th.nc_metrics(x, labels[y], mt)
+    m = th.nc_metrics(x, labels[y], mt, zero)
     assert m["nc4"] == 0.0 and m["nc3"] < 1e-10
+
+
+def test_nc4_is_zero_at_exact_collapse_with_the_heads_bias_and_a_global_mean_off_the_origin():
+    """Exactly collapsed features whose global mean is not 0 and not orthogonal to the ETF: the collapsed
+    head W = alpha M~ with its collapse bias b_c = -w_c . mu_G agrees with the nearest centre on every
+    sample (NC4 = 0); the same weights without the bias do not (the bias-free reading the old NC4 took)."""
+    rng = np.random.default_rng(4)
+    K, d, per = 5, 7, 3
+    mt, _ = _etf(K, d, rng)
+    mu_g = 4.0 * rng.standard_normal(d)  # a generic global mean, with a component inside span(M~)
+    y = np.repeat(np.arange(K), per)
+    x = mu_g + mt[y]
+    W = 2.5 * mt
+    b = -W @ mu_g
+    m = th.nc_metrics(x, y, W, b)
+    assert m["nc4"] == 0.0 and m["nc1"] < 1e-10 and m["nc3"] < 1e-10
+    # without the bias, sample i of class c is called argmax_k w_k . x_i, which here is not always c
+    # (counted by hand: the class whose centred mean points most along mu_G wins for some other classes)
+    no_bias = np.argmax(x @ W.T, axis=1)
+    expected = sum(int(no_bias[i] != y[i]) for i in range(y.size)) / y.size
+    assert expected > 0
+    assert th.nc_metrics(x, y, W, np.zeros(K))["nc4"] == expected
+
+
+def test_nc4_counts_the_samples_a_biased_head_takes_from_the_nearest_centre():
+    """A head whose bias for class 1 outweighs every margin calls every sample 1: NC4 = 1 - n_1 / n,
+    here with unequal class sizes (n_c = 2, 3, 4, 5: NC4 = 1 - 3/14 = 11/14, as an exact fraction)."""
+    K, d = 4, 6
+    mt, mu_g = _etf(K, d, np.random.default_rng(9))
+    counts = [2, 3, 4, 5]
+    y = np.repeat(np.arange(K), counts)
+    x = mu_g + mt[y]
+    b = -mt @ mu_g
+    b[1] += 100.0
+    assert Fraction(th.nc_metrics(x, y, mt, b)["nc4"]).limit_denominator(100) == Fraction(11, 14)
 
 
 @HYP
@@ -166,7 +207,8 @@ def test_nc_metrics_agree_with_a_plain_numpy_implementation(K, extra, per_class,
     order = rng.permutation(y.size)  # labels in any order
     x, y = x[order], y[order]
     W = rng.standard_normal((K, d)) if with_head else None
-    ours, ref = th.nc_metrics(x, y, W), _nc_reference(x, y, W)
+    b = 3.0 * rng.standard_normal(K) if with_head else None  # a bias that changes some predictions
+    ours, ref = th.nc_metrics(x, y, W, b), _nc_reference(x, y, W, b)
     assert set(ours) == set(ref)
     for name in ref:
         if name == "nc4":
@@ -203,7 +245,7 @@ def test_nc_metrics_and_active_subspace_ignore_a_global_offset(offset):
 
 def test_nc1_vanishes_on_an_etf_away_from_the_origin():
     x, y, mt = _collapsed(5, 8, 3, seed=5, offset=True)
-    assert th.nc_metrics(x, y, mt)["nc1"] < 1e-10
+    assert th.nc_metrics(x, y, mt, np.zeros(5))["nc1"] < 1e-10
 
 
 def test_nc_metrics_refuse_bad_input():
@@ -215,11 +257,19 @@ def test_nc_metrics_refuse_bad_input():
     with pytest.raises(ValueError, match="1 non-finite"):
         th.nc_metrics(bad, y)
     with pytest.raises(ValueError, match=r"head_weights must be \[K, d\] = \[3, 4\]"):
-        th.nc_metrics(x, y, mt.T)
+        th.nc_metrics(x, y, mt.T, np.zeros(3))
     inf_head = mt.copy()
     inf_head[1, 2] = np.inf
     with pytest.raises(ValueError, match="head_weights has 1 non-finite"):
-        th.nc_metrics(x, y, inf_head)
+        th.nc_metrics(x, y, inf_head, np.zeros(3))
+    with pytest.raises(ValueError, match="weights and its bias together"):
+        th.nc_metrics(x, y, mt)  # NC4 without the bias would judge a classifier the network does not use
+    with pytest.raises(ValueError, match="weights and its bias together"):
+        th.nc_metrics(x, y, head_bias=np.zeros(3))
+    with pytest.raises(ValueError, match=r"head_bias must be \[K\] = \[3\]"):
+        th.nc_metrics(x, y, mt, np.zeros(4))
+    with pytest.raises(ValueError, match="head_bias has 1 non-finite"):
+        th.nc_metrics(x, y, mt, np.array([0.0, np.nan, 0.0]))
     with pytest.raises(ValueError, match=r"labels must be a \[n\] vector with n = 9"):
         th.nc_metrics(x, y[:-1])
     with pytest.raises(ValueError, match="at least 2 classes"):
@@ -683,7 +733,7 @@ def test_complex_or_string_features_are_refused_by_name():
     with pytest.raises(ValueError, match="features must be a real numeric array"):
         th.nc_metrics(x.astype(complex), y)
     with pytest.raises(ValueError, match="head_weights must be a real numeric array"):
-        th.nc_metrics(x, y, mt.astype(str))
+        th.nc_metrics(x, y, mt.astype(str), np.zeros(3))
 
 
 @pytest.mark.parametrize("scale", [1e-200, 1e200])

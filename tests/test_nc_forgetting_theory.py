@@ -7,6 +7,10 @@ and the replay SNR formula, with expected values that do not come from the code 
   exactly (Fractions), so a mean, a dropped probe or a step off by one gives another number.
 - ``snr_replay_theory`` at general pi (not only 0 and 1/2, where pi/(1-pi) and its square agree), beta,
   delta and u, against the formula written out in Fractions.
+- ``decay_law_fit_error`` (the law with its rate and constant fixed in advance) on hand-made paths, and
+  ``decay_rounding_bound`` against Higham's gamma written out in Fractions.
+- ``bayes_accuracy_lda`` against Phi(Delta / 2) for two classes, one-dimensional quadrature for orthogonal
+  equidistant classes, and Monte Carlo on the simulation's Gaussian classes.
 
 float64 throughout (numpy).
 """
@@ -139,3 +143,112 @@ def test_snr_replay_theory_at_general_pi_equals_the_exact_formula(pi, beta, delt
     wrong_r2 = pi / (1 - pi)  # the plausible slip: r^2 = pi / (1 - pi)
     slip = (wrong_r2 * beta + u) / (wrong_r2 * delta + beta + u)
     assert abs(slip / _snr_replay_exact(pi, beta, delta, u) - 1) > Fraction(1, 200)
+
+
+# --------------------------------------------------------------------------------------------------
+# The decay law with rate and constant fixed in advance, and its rounding budget
+# --------------------------------------------------------------------------------------------------
+
+
+def test_decay_law_fit_error_on_a_hand_made_path():
+    """perp_t = perp_0 upsilon^t, with one entry off by a known factor: the largest relative deviation is
+    that factor minus 1 (a fitted rate or a constant taken elsewhere than t0 would give another number)."""
+    eta, lam = 0.5, 0.02  # upsilon = 0.99
+    t = np.arange(6)[:, None]
+    path = np.array([[2.0, 5.0, 0.0]]) * 0.99 ** t  # the third probe has nothing outside S (skipped)
+    assert th.decay_law_fit_error(path, eta, lam) < 1e-15
+    bad = path.copy()
+    bad[3, 1] *= 1.25
+    assert th.decay_law_fit_error(bad, eta, lam) == pytest.approx(0.25, abs=1e-15)
+    shifted = 1.5 * path  # the constant is the value at t0, so a common scale changes nothing
+    assert th.decay_law_fit_error(shifted, eta, lam) < 1e-15
+    # the rate is the theory's: a path decaying at 0.98 instead deviates by 1 - (0.98/0.99)^5 at the last step
+    other = np.array([[1.0]]) * 0.98 ** t
+    assert th.decay_law_fit_error(other, eta, lam) == pytest.approx(1 - (0.98 / 0.99) ** 5, rel=1e-12)
+
+
+def test_decay_law_fit_error_refuses_bad_input():
+    with pytest.raises(ValueError, match="perp_0 = 0"):
+        th.decay_law_fit_error(np.zeros((3, 2)), 0.5, 0.01)
+    with pytest.raises(ValueError, match=r"eta \* lam"):
+        th.decay_law_fit_error(np.ones((3, 2)), 0.5, 0.0)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        th.decay_law_fit_error(np.ones((1, 2)), 0.5, 0.01)
+
+
+def test_decay_rounding_bound_is_steps_times_gamma():
+    """200 steps, n = 20 samples, p = 20 inputs, d = 16 features: 200 * 56 u / (1 - 56 u), u = 2^-53."""
+    u = Fraction(1, 2**53)
+    expected = 200 * 56 * u / (1 - 56 * u)
+    assert th.decay_rounding_bound(200, 20, 20, 16) == float(expected)
+    with pytest.raises(ValueError, match=">= 1"):
+        th.decay_rounding_bound(0, 20, 20, 16)
+
+
+def test_the_collapsed_instance_obeys_the_law_within_the_budget_and_the_controls_do_not():
+    """The T1 instance follows perp_0 upsilon^t over the whole run to within the rounding budget; momentum,
+    two layers and generic data miss it by orders of magnitude more."""
+    bound = th.decay_rounding_bound(80, 20, 20, 16)
+    assert th.decay_law_fit_error(_linear_case()[0]["perp"], 0.5, 0.01) <= bound
+    for kw in ({"momentum": 0.1}, {"depth": 2}, {"collapsed": False}):
+        assert th.decay_law_fit_error(_linear_case(**kw)[0]["perp"], 0.5, 0.01) > 1e6 * bound, kw
+
+
+# --------------------------------------------------------------------------------------------------
+# Bayes accuracy of Gaussian classes with a shared covariance
+# --------------------------------------------------------------------------------------------------
+
+
+def test_bayes_accuracy_of_two_classes_is_phi_of_half_the_mahalanobis_distance():
+    """K = 2: Phi(Delta / 2), Delta^2 = (mu_1 - mu_0)^T Sigma^-1 (mu_1 - mu_0), here 2^2 / 4 + 1^2 / 1 = 2."""
+    from scipy.stats import norm
+
+    means = np.array([[0.0, 0.0], [2.0, 1.0]])
+    cov = np.diag([4.0, 1.0])
+    assert th.bayes_accuracy_lda(means, cov) == pytest.approx(norm.cdf(np.sqrt(2.0) / 2), abs=1e-12)
+
+
+@pytest.mark.parametrize("K, a", [(3, 1.0), (10, 2.5)])
+def test_bayes_accuracy_of_orthogonal_equidistant_classes_against_one_dimensional_quadrature(K, a):
+    """Means a e_c with the identity covariance: given class c, the Bayes rule picks c iff x_c > x_k for all
+    k, so the accuracy is int phi(t) Phi(a + t)^(K - 1) dt (one-dimensional quadrature, scipy.quad)."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    expected = quad(lambda t: norm.pdf(t) * norm.cdf(a + t) ** (K - 1), -12, 12, epsabs=1e-12)[0]
+    means = a * np.eye(K, K + 2)
+    got = th.bayes_accuracy_lda(means, np.eye(K + 2))
+    assert got == pytest.approx(expected, abs=3e-5)  # Genz's integration, absolute error 1e-5 per class
+
+
+def test_bayes_accuracy_of_the_simulated_gaussian_classes_matches_monte_carlo():
+    """The simulation's ten classes at separation 1.0 (root seed 0): the Bayes classifier (LDA with the true
+    parameters) on 200,000 fresh draws scores within 4 standard errors of the integral, which is near 0.9."""
+    import math
+
+    import jax
+
+    k = jax.random.key(0)
+    ka, km, *_ = jax.random.split(k, 5)
+    A = np.asarray(jax.random.normal(ka, (64, 8))) * 0.5
+    means = np.asarray(jax.random.normal(km, (10, 64))) * 1.0 / math.sqrt(64)
+    cov = A @ A.T + 0.1 * np.eye(64)
+    exact = th.bayes_accuracy_lda(means, cov)
+    rng = np.random.default_rng(1)
+    n = 200_000
+    y = rng.integers(0, 10, n)
+    x = means[y] + rng.standard_normal((n, 8)) @ A.T + np.sqrt(0.1) * rng.standard_normal((n, 64))
+    head = th.gaussian_head(means, cov, np.ones(10), ridge=0.0)
+    mc = head.accuracy(x, y)
+    se = math.sqrt(exact * (1 - exact) / n)
+    assert abs(mc - exact) < 4 * se
+    assert 0.85 < exact < 0.95
+
+
+def test_bayes_accuracy_refuses_bad_input():
+    with pytest.raises(ValueError, match="coincide"):
+        th.bayes_accuracy_lda(np.zeros((3, 2)), np.eye(2))
+    with pytest.raises(ValueError, match="positive definite"):
+        th.bayes_accuracy_lda(np.eye(3), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"covariance must be \[d, d\]"):
+        th.bayes_accuracy_lda(np.eye(3), np.eye(2))

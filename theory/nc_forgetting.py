@@ -25,6 +25,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import multivariate_normal, norm
 from sklearn.covariance import ledoit_wolf
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
@@ -149,7 +150,7 @@ def _centred_rank_mask(s, means, mu_g) -> np.ndarray:
     return keep
 
 
-def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
+def nc_metrics(features, labels, head_weights=None, head_bias=None) -> dict[str, float]:
     """Neural-collapse metrics of labelled features, each 0 at exact collapse (Papyan et al. 2020).
 
     With class means ``mu_c``, the global mean ``mu_G`` = the mean of the class means (class-balanced) and
@@ -162,24 +163,32 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
     - ``nc2_equiangular`` = mean over c != c' of |cos(mu~_c, mu~_c') + 1/(K - 1)|;
     - ``nc3`` = || W / ||W||_F - M~ / ||M~||_F ||_F^2 (squared, Papyan's convention; the paper plots a cosine
       that tends to 1 instead), when ``head_weights`` is given;
-    - ``nc4`` = share of samples whose head prediction ``argmax_c w_c . h`` differs from the nearest class
-      centre ``argmin_c ||h - mu_c||``, when ``head_weights`` is given.
+    - ``nc4`` = share of samples whose head prediction ``argmax_c (w_c . h + b_c)`` (the network's own
+      classifier, bias included) differs from the nearest class centre ``argmin_c ||h - mu_c||``, when
+      ``head_weights`` is given. At exact collapse (NC1-NC3 with the head's bias at its collapse value
+      ``b_c = -w_c . mu_G + const``, Papyan et al.) it is 0 whatever ``mu_G``; without the bias it is not
+      (a global mean off the origin adds ``w_c . mu_G`` to the logits).
 
     Args:
       features: ``[n, d]`` finite.
       labels: ``[n]`` integers, at least two classes with at least two samples each.
-      head_weights: optional ``[K, d]``, row ``k`` for the ``k``-th smallest label; no bias.
+      head_weights: optional ``[K, d]``, row ``k`` for the ``k``-th smallest label.
+      head_bias: ``[K]`` the head's bias, required with ``head_weights`` (pass zeros for a head without
+        one: NC4 is about the classifier the network uses).
     Returns:
       dict with ``nc1``, ``nc2_equinorm``, ``nc2_equiangular`` and, with a head, ``nc3`` and ``nc4``.
     Raises:
-      ValueError: bad features or labels (see :func:`check_labelled`), a head of the wrong shape or
-        non-finite, or class means that all coincide (Sigma_B = 0).
+      ValueError: bad features or labels (see :func:`check_labelled`), a head or bias of the wrong shape or
+        non-finite, a head without its bias (or a bias without a head), or class means that all coincide
+        (Sigma_B = 0).
 
     Cost: O(n d K), no ``d x d`` matrix: Tr(Sigma_W Sigma_B^+) = K sum_j s_j^-2 v_j^T Sigma_W v_j over the
     SVD M~ = U S V^T.
     """
     x, y, classes = check_labelled(features, labels)
-    x = _unit_scale(x)  # every metric is scale-free: avoid overflow and underflow at extreme scales
+    x0 = x
+    x = _unit_scale(x0)  # every metric is scale-free: avoid overflow and underflow at extreme scales
+    shrink = 1.0 if x is x0 else float(np.max(np.abs(x0)))  # x = x0 / shrink
     K, n = classes.size, x.shape[0]
     idx = np.searchsorted(classes, y)
     onehot = np.zeros((K, n))
@@ -202,18 +211,26 @@ def nc_metrics(features, labels, head_weights=None) -> dict[str, float]:
     off = ~np.eye(K, dtype=bool)
     out = {"nc1": nc1, "nc2_equinorm": float(norms.std() / norms.mean()),
            "nc2_equiangular": float(np.mean(np.abs(cos[off] + 1.0 / (K - 1))))}
+    if (head_weights is None) != (head_bias is None):
+        raise ValueError("NC3/NC4 need the head's weights and its bias together (head_weights and head_bias; "
+                         "zeros for a head without a bias)")
     if head_weights is not None:
         w = np.asarray(head_weights)
         if w.shape != (K, x.shape[1]):
             raise ValueError(f"head_weights must be [K, d] = [{K}, {x.shape[1]}] (one row per class), "
                              f"got shape {w.shape}")
         w = check_features(w, "head_weights")
+        bias = check_features(np.reshape(np.asarray(head_bias), (1, -1)), "head_bias")[0]
+        if bias.shape != (K,):
+            raise ValueError(f"head_bias must be [K] = [{K}] (one entry per class), got shape "
+                             f"{np.shape(head_bias)}")
         wn = np.linalg.norm(w)
         if wn == 0:
             raise ValueError("head_weights are all zero: NC3 is undefined")
         out["nc3"] = float(np.sum((w / wn - mt / np.linalg.norm(mt)) ** 2))
         scores = x @ np.vstack([w, means]).T  # one pass: head logits and x . mu_c
-        head = np.argmax(scores[:, :K], axis=1)
+        # features divided by ``shrink`` (_unit_scale): w . (s x) + b = s (w . x + b / s), the same argmax
+        head = np.argmax(scores[:, :K] + bias / shrink, axis=1)
         ncc = np.argmin(np.sum(means**2, axis=1) - 2 * scores[:, K:], axis=1)  # nearest centre (||x||^2 dropped)
         out["nc4"] = float(np.mean(head != ncc))
     return out
@@ -539,6 +556,88 @@ def collapsed_linear_model(K: int, p: int, d: int, n_per_class: int, rng: np.ran
     Y = np.repeat(np.eye(K), n_per_class, axis=0)
     V = rng.standard_normal((d, p)) / math.sqrt(p)
     return {"X": X, "onehot": Y, "V": V, "W": np.zeros((K, d)), "b": np.zeros(K)}
+
+
+def decay_law_fit_error(perp, eta: float, lam: float) -> float:
+    """Largest relative deviation of ``perp [steps + 1, m]`` (from :func:`linear_feature_gd`) from the decay
+    law of T1/T2 with its rate and constant fixed in advance: ``perp_t = perp_0 (1 - eta lam)^t`` (rate
+    ``upsilon = 1 - eta lam`` at the run's step and weight decay, constant ``perp_0`` = the value at t0 = 0),
+    over every step and probe with ``perp_0 > 0``: ``max |perp_t / (perp_0 upsilon^t) - 1|``.
+
+    Raises:
+      ValueError: ``perp`` not two-dimensional with at least two steps, non-finite, or no probe with
+        ``perp_0 > 0``; ``eta lam`` outside ``(0, 1)``.
+    """
+    x = check_features(perp, "perp", min_rows=2)
+    if not 0 < eta * lam < 1:
+        raise ValueError(f"eta * lam must lie in (0, 1), got {eta * lam}")
+    ok = x[0] > 0
+    if not np.any(ok):
+        raise ValueError("no probe has a component outside S at t0 (perp_0 = 0): the law has nothing to fit")
+    t = np.arange(x.shape[0])[:, None]
+    pred = x[0, ok] * np.exp(t * math.log1p(-eta * lam))
+    return float(np.max(np.abs(x[:, ok] / pred - 1.0)))
+
+
+def decay_rounding_bound(steps: int, n: int, p: int, d: int) -> float:
+    """The float64 rounding budget of the decay law in the linear-feature model: the law is exact in real
+    arithmetic, and each GD step computes sums of at most ``n + p + d`` terms (the gradient over ``n``
+    samples, ``phi = V x`` over ``p`` inputs, the projection over ``d`` features), each with a relative
+    forward error of at most ``gamma_m = m u / (1 - m u)`` (Higham 2002, Sec. 3.1; ``u`` = 2^-53), and the
+    ``steps`` multiplicative updates add their errors: ``steps * gamma_{n + p + d}``.
+
+    Raises:
+      ValueError: a non-positive count.
+    """
+    if min(steps, n, p, d) < 1:
+        raise ValueError(f"steps, n, p, d must be >= 1, got {steps}, {n}, {p}, {d}")
+    u = 2.0**-53
+    m = n + p + d
+    return steps * m * u / (1 - m * u)
+
+
+def bayes_accuracy_lda(means, covariance, *, abseps: float = 1e-5, seed: int = 0) -> float:
+    """Bayes accuracy of ``K`` equiprobable Gaussian classes ``N(mu_c, Sigma)`` with a shared covariance:
+    ``(1/K) sum_c P(all D_ck > 0 | c)``, where ``D_ck = (mu_c - mu_k)^T Sigma^-1 (x - (mu_c + mu_k) / 2)``
+    is, for ``x ~ N(mu_c, Sigma)``, jointly Gaussian over ``k != c`` with mean ``Delta_ck^2 / 2`` and
+    covariance ``(mu_c - mu_k)^T Sigma^-1 (mu_c - mu_l)`` (``Delta`` the Mahalanobis distance). Each
+    orthant probability is a ``K - 1``-dimensional Gaussian integral computed by Genz's numerical
+    integration (scipy ``multivariate_normal.cdf``, absolute error ``abseps``, fixed ``seed``); ``K = 2``
+    gives the closed form ``Phi(Delta / 2)``.
+
+    Args:
+      means: ``[K, d]``; covariance: ``[d, d]`` symmetric positive definite.
+    Returns:
+      the accuracy of the Bayes classifier, in ``[1/K, 1]``.
+    Raises:
+      ValueError: shapes disagree, non-finite entries, ``K < 2``, coinciding means, or ``covariance`` not
+        positive definite.
+    """
+    m = check_features(means, "means", min_rows=2)
+    K, d = m.shape
+    s = check_features(covariance, "covariance")
+    if s.shape != (d, d):
+        raise ValueError(f"covariance must be [d, d] = [{d}, {d}], got {s.shape}")
+    try:
+        c = np.linalg.cholesky(0.5 * (s + s.T))
+    except np.linalg.LinAlgError:
+        raise ValueError("covariance is not positive definite") from None
+    z = np.linalg.solve(c, m.T).T  # whitened means [K, d]: Sigma^-1 inner products become dot products
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    for k in range(K):
+        diff = z[k] - np.delete(z, k, axis=0)  # [K - 1, d]
+        gram = diff @ diff.T
+        if np.any(np.diag(gram) == 0):
+            raise ValueError("two class means coincide: the Bayes accuracy is not that of distinct classes")
+        mean = 0.5 * np.diag(gram)
+        if K == 2:
+            total += float(norm.cdf(math.sqrt(gram[0, 0]) / 2))
+            continue
+        # P(D > 0) = P(-D < 0), -D ~ N(-mean, gram)
+        total += float(multivariate_normal.cdf(np.zeros(K - 1), mean=-mean, cov=gram, allow_singular=True,
+                                               maxpts=200_000 * (K - 1), abseps=abseps, releps=0.0, rng=rng))
+    return total / K
 
 
 def decay_error(perp, eta: float, lam: float) -> float:
