@@ -134,6 +134,18 @@ def test_phase_schedule_spends_equal_samples_per_phase():
     np.testing.assert_array_equal(b3, 6.0)
 
 
+def test_nsgd_takes_no_step_where_the_expected_gradient_is_zero():
+    """At the optimum without label noise E||g||^2 = 0: normalised SGD's effective rate is 0 (not the
+    nominal rate, not 1) and the risk stays 0; with noise the rate is lr / sqrt(E||g||^2) > 0."""
+    lrs, bs = np.full(3, 0.2), np.full(3, 4.0)
+    risk, eff = th.expected_risk([1.0, 0.25], 0.0, 0.0, lrs, bs, normalized=True, return_lrs=True)
+    np.testing.assert_array_equal(eff, 0.0)
+    np.testing.assert_array_equal(risk, 0.0)
+    _, eff = th.expected_risk([1.0, 0.25], 0.0, 0.5, lrs, bs, normalized=True, return_lrs=True)
+    # E||g||^2 at m = 0 is tr H sigma^2 / B = 1.25 * 0.5 / 4
+    assert eff[0] == pytest.approx(0.2 / math.sqrt(1.25 * 0.5 / 4), rel=1e-12)
+
+
 def test_phase_schedule_names_the_argument_it_refuses():
     for i, name in enumerate(["eta0", "b0", "alpha", "beta", "samples_per_phase"]):
         args = [1.0, 8, 1, 1, 64]
