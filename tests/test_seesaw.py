@@ -396,6 +396,57 @@ def test_step_counts_equal_the_enumerated_schedule():
         assert (b[:-1].sum() * seq < total <= b.sum() * seq)
 
 
+def test_expected_risk_checks_its_schedule_at_the_boundaries():
+    """Exact inputs are their float64 values; m0 = 0 and lr = 0 are allowed; a zero eigenvalue or batch, an
+    infinite or negative m0 or lr, a 2-D schedule are refused."""
+    want = th.expected_risk([1.0, 0.5], [1.0, 0.25], 0.3, [0.1, 0.2], [2.0, 4.0])
+    got = th.expected_risk([Fraction(1), Fraction(1, 2)], [Fraction(1), Fraction(1, 4)], 0.3,
+                           [Fraction(1, 10), Fraction(1, 5)], [Fraction(2), Fraction(4)])
+    np.testing.assert_array_equal(got, want)
+    # m0 = 0, no noise: the risk stays 0; lr = 0: no step
+    np.testing.assert_array_equal(th.expected_risk([1.0, 0.5], 0.0, 0.0, [0.1], [2.0]), 0.0)
+    r = th.expected_risk([1.0, 0.5], 1.0, 0.3, [0.0], [2.0])
+    assert r[1] == r[0] == 0.75
+    for args, match in [(([1.0, 0.0], 1.0, 0.3, [0.1], [2.0]), "eigs"), (([[1.0, 0.5]], 1.0, 0.3, [0.1], [2.0]), "eigs"),
+                        (([1.0], -1.0, 0.3, [0.1], [2.0]), "m0"), (([1.0], math.inf, 0.3, [0.1], [2.0]), "m0"),
+                        (([1.0], 1.0, 0.3, [0.1], [0.0]), "batch sizes"),
+                        (([1.0], 1.0, 0.3, [math.inf], [2.0]), "learning rates"),
+                        (([1.0], 1.0, 0.3, [-0.1], [2.0]), "learning rates"),
+                        (([1.0], 1.0, 0.3, [[0.1]], [[2.0]]), "lrs and batch_sizes")]:
+        with pytest.raises(ValueError, match=match):
+            th.expected_risk(*args)
+
+
+def _seesaw_by_steps(total, seq, b0, gamma, w, f, integer):
+    """Algorithm 1 stepped one batch at a time, written apart from theory.seesaw: switch k at the token
+    count where the post-warmup cosine f + (1 - f)(1 + cos(pi u)) / 2 equals gamma^-k (by its inverse,
+    rounded to a token), checked at the start of each step, at most one switch per step."""
+    warm = w * total
+    ms = [warm + round((total - warm) * math.acos(2 * (gamma**-k - f) / (1 - f) - 1) / math.pi)
+          for k in range(1, 200) if gamma**-k >= f]
+    batches, mults, tokens, run, mult, i = [], [], 0, float(b0), 1.0, 0
+    while tokens < total:
+        if i < len(ms) and tokens >= ms[i]:
+            run, mult, i = run * gamma, mult / math.sqrt(gamma), i + 1
+        b = math.floor(run) if integer else run
+        batches.append(b)
+        mults.append(mult)
+        tokens += b * seq
+    return batches, mults
+
+
+def test_seesaw_batches_equal_algorithm_1_stepped_one_batch_at_a_time():
+    # seq_len = b0 = 1: a step lands exactly on each milestone (switch when tokens >= the milestone, not >)
+    for total, seq, b0, gamma, w, f in ((12345, 1, 1, 2.0, 0.5, 0.01), (10**5, 7, 3, 1.5, 0.0, 0.3),
+                                        (4000, 1, 1, 1.3, 0.2, 0.05)):
+        for integer in (True, False):
+            b, m = th.seesaw_batches(total, seq, b0, warmup_frac=w, final_lr_frac=f, gamma=gamma, integer=integer)
+            want_b, want_m = _seesaw_by_steps(total, seq, b0, gamma, w, f, integer)
+            assert b.size == len(want_b), (total, integer)
+            np.testing.assert_array_equal(b, want_b)
+            np.testing.assert_allclose(m, want_m, rtol=1e-14)
+
+
 _BAD = [
     ("th.expected_risk([1.0, nan], 1.0, 1.0, [0.1], [1.0])", ValueError, "eigs"),
     ("th.expected_risk([1.0, inf], 1.0, 1.0, [0.1], [1.0])", ValueError, "eigs"),
