@@ -166,6 +166,70 @@ def _check_a_dominates(r: ledger.Reads) -> ledger.Evidence:
               "for A, B, C, so the dominance is judged on the chain.")
 
 
+def gradient_estimates(a, meta) -> dict:
+    """Per model (mdm_oracle, arm_oracle): the decomposition of the trace of the gradient covariance
+    (:func:`theory.mdm_variance.trace_estimates_from_sums` of ``grad_nested_sums [G, 2, D, 4]``) and the
+    trace of the flat draws' sample covariance (``grad_direct_sums [G, 2, D + 1]``), with delete-one-block
+    jackknife SEs over the G blocks present (the same blocks left out of every term)."""
+    ns, ds = np.asarray(a["grad_nested_sums"], np.float64), np.asarray(a["grad_direct_sums"], np.float64)
+    nb, nd = (int(v) for v in a["grad_block_n"])
+    n_t, k = int(meta["config"]["n_t"]), int(meta["config"]["n_masks"])
+    blocks = np.arange(ns.shape[0])
+    out = {}
+    for m, name in enumerate(("mdm_oracle", "arm_oracle")):
+        def values(keep, m=m):
+            e = th.trace_estimates_from_sums(ns[keep, m].sum(0), nb * keep.size, n_t, k)
+            e["direct"] = th.trace_variance_from_sums(ds[keep, m].sum(0), nd * keep.size)
+            e["B+C"] = e["B"] + e["C"]
+            return e
+
+        full = values(blocks)
+        loo = [values(np.delete(blocks, i)) for i in blocks]
+        out[name] = {**full, **{f"{key}_se": th.jackknife_se_of([d[key] for d in loo]) for key in full}}
+    return out
+
+
+@ledger.claim("mdm_variance.gradient_decomposition",
+              source="Sec. 3 (variance decomposition) carried to the gradient: the paper decomposes the loss "
+                     "value; the law of total variance holds coordinate-wise, so for the trace of the gradient "
+                     "covariance too (observation outside the paper's stated claim)",
+              statement="For the gradient of the per-sample loss with respect to the denoiser's parameters, "
+                        "tr Cov = A_g + B_g + C_g (masking pattern, masking rate, data; the unbiased nested "
+                        "estimate equals the directly measured trace within 3 SE), and masking-pattern noise "
+                        "dominates it for the MDM: A_g > B_g + C_g.",
+              reads=("mdm_variance_decomposition",))
+def _check_gradient_decomposition(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["mdm_variance_decomposition"]
+    e = gradient_estimates(a, meta)
+    mo, ao = e["mdm_oracle"], e["arm_oracle"]
+
+    def dom(v, label):
+        return ledger.ztest(f"{label}: A_g > B_g + C_g", v["A_minus_BC"], v["A_minus_BC_se"], 0.0, "above", Z,
+                            DOMINATES)
+
+    decisions = [_consistent(f"{m}: A_g + B_g + C_g = direct tr Cov", v["total"], v["direct"], v["total_se"],
+                             v["direct_se"]) for m, v in e.items()]
+    decisions.append(dom(mo, "mdm_oracle"))
+    controls = [
+        ledger.Control("mdm_oracle: B_g + C_g only (masking-pattern noise left out) under the consistency test",
+                       _consistent("mdm_oracle: B_g + C_g = direct tr Cov", mo["B+C"], mo["direct"], mo["B+C_se"],
+                                   mo["direct_se"])),
+        ledger.Control("the teacher-forced ARM (no masking, A_g = 0) under the dominance test", dom(ao, "arm_oracle")),
+    ]
+    return ledger.Evidence(
+        measured={m: {"A_g": v["A"], "B_g": v["B"], "C_g": v["C"], "A_g+B_g+C_g": v["total"],
+                      "direct tr Cov": v["direct"], "A_g share": v["A"] / v["total"] if v["total"] else 0.0}
+                  for m, v in e.items()},
+        predicted={"mdm_oracle": "A_g+B_g+C_g = direct; A_g > B_g + C_g", "arm_oracle": "A_g = B_g = 0"},
+        tolerance=f"{CONSISTENT}; {DOMINATES}", decisions=decisions, controls=controls,
+        stderr={m: {"A_g": v["A_se"], "B_g": v["B_se"], "C_g": v["C_se"], "A_g+B_g+C_g": v["total_se"],
+                    "direct tr Cov": v["direct_se"], "A_g - B_g - C_g": v["A_minus_BC_se"]} for m, v in e.items()},
+        notes=_setting(meta) + f" The gradient is taken with respect to the transition logits of the chain "
+              f"denoiser at the true chain ({a['grad_nested_sums'].shape[2]} coordinates), t ~ U[eps, 1], eps = "
+              f"{meta['config']['eps']}; SEs by the delete-one-block jackknife over {a['grad_nested_sums'].shape[0]} "
+              "blocks of sequences. The ARM's A_g = B_g = 0 is exact (its gradient ignores t and the mask).")
+
+
 # ---------------------------------------------------------------------------------------------------
 # 3. MIRROR (mdm_variance_mirror)
 # ---------------------------------------------------------------------------------------------------
@@ -523,6 +587,131 @@ def _check_synergy(r: ledger.Reads) -> ledger.Evidence:
               "about 4e-5, 1/30 SE). The paper's '1 + 1 > 2' is shown on accuracy (Table 1); on the chain it is "
               "judged on the loss variance the methods target. P-POTS's ratio falls after either pairing, so that "
               "part of the paper's explanation does not single MIRROR out; it is reported, not judged.")
+
+
+# ---------------------------------------------------------------------------------------------------
+# 4b. The EPR form of p(t) (Fig. 1's shape), tested against independent per-bin draws
+# ---------------------------------------------------------------------------------------------------
+
+GOF_LEVEL = float(2 * scipy.stats.norm.sf(Z))  # the two-sided Z-SE level, 0.0027
+GOF = (f"chi-square goodness of fit of a shape for E[l^2 | t] to the per-bin means of independent draws (scale "
+       f"by weighted least squares, b - 1 degrees of freedom, scipy.stats.chi2.sf): p >= {GOF_LEVEL:.4f}, the "
+       f"two-sided {Z:g}-SE level")
+
+
+def bin_average(edges, f, order: int = 16) -> np.ndarray:
+    """``[b]`` mean of ``f(t)`` over each bin of ``edges [b + 1]`` (Gauss-Legendre, ``order`` nodes per bin):
+    what a per-bin mean of draws with t uniform in the bin estimates."""
+    e = np.asarray(edges, np.float64)
+    x, w = np.polynomial.legendre.leggauss(order)
+    mid, half = 0.5 * (e[1:] + e[:-1]), 0.5 * np.diff(e)
+    return (f(mid[:, None] + half[:, None] * x[None]) * w[None]).sum(1) / 2.0
+
+
+def shape_gof(m2, var, shape) -> dict:
+    """Chi-square goodness of fit of ``s * shape`` to the per-bin estimates ``m2 [b]`` with variances
+    ``var [b]`` (independent bins), the scale ``s`` fitted by weighted least squares: ``chi2``, ``df = b - 1``,
+    ``p`` (``scipy.stats.chi2.sf``), ``scale`` and the standardised residuals ``z [b]``."""
+    m2, var, shape = (np.asarray(v, np.float64) for v in (m2, var, shape))
+    s = float(np.sum(m2 * shape / var) / np.sum(shape**2 / var))
+    z = (m2 - s * shape) / np.sqrt(var)
+    chi2, df = float(np.sum(z**2)), m2.size - 1
+    return {"chi2": chi2, "df": df, "p": float(scipy.stats.chi2.sf(chi2, df)), "scale": s, "z": z}
+
+
+def epr_fit_estimates(a) -> dict:
+    """At ``eps_list[0]``: the per-bin moments of the draws the P-POTS density and its EPR fit were chosen on
+    (``moment_losses [G, e, b, n_b]``, eps index 0) and of independent draws on the same bins
+    (``check_moment_losses [G, b, n_b]``, judged), and the goodness of fit to the judged E[l^2 | t] of:
+    the fitted EPR form squared (``epr_params``), a constant (uniform p), a power law ``t^k`` (k fitted on
+    the choosing draws by weighted least squares in log-log), ``g^2`` (the mean alone, v left out) and the
+    choosing draws' own per-bin values (the test's calibration: variances of both samples added)."""
+    edges = np.asarray(a["edges"], np.float64)
+    mid = 0.5 * (edges[1:] + edges[:-1])
+    choose = th.binned_summary(_pool(np.asarray(a["moment_losses"])[:, 0], 2))
+    judge = th.binned_summary(_pool(a["check_moment_losses"], 2))
+    var = judge["m2_se"] ** 2
+    wt = (choose["m2"] / choose["m2_se"]) ** 2  # 1 / var(log m2), delta method
+    design = np.c_[np.ones_like(mid), np.log(mid)] * np.sqrt(wt)[:, None]
+    k = float(np.linalg.lstsq(design, np.log(choose["m2"]) * np.sqrt(wt), rcond=None)[0][1])
+    params = tuple(float(v) for v in a["epr_params"])
+    shapes = {"epr": bin_average(edges, lambda t: th.epr_unnormalised(t, params) ** 2),
+              "constant": np.ones_like(mid), "power": bin_average(edges, lambda t: t**k), "mean_only": choose["g"] ** 2}
+    out = {name: shape_gof(judge["m2"], var, s) for name, s in shapes.items()}
+    out["calibration"] = shape_gof(judge["m2"], var + choose["m2_se"] ** 2, choose["m2"])
+    out.update(power_k=k, params=params, mid=mid, judge=judge, choose=choose)
+    return out
+
+
+def _gof_check(label: str, r: dict) -> ledger.Decision:
+    return ledger.check(f"{label} (chi2 = {r['chi2']:.1f} on {r['df']} df)", bool(r["p"] >= GOF_LEVEL), r["p"],
+                        GOF_LEVEL, GOF)
+
+
+@ledger.claim("mdm_variance.epr_fit",
+              source="Sec. 4.1 (P-POTS: the parametric 'EPR' form of p(t), Fig. 1's shape)",
+              statement="Stronger than the paper, which presents the form as a fit with no tolerance (ours, "
+                        "labelled): the paper's 7-parameter EPR form, p(t) prop. sqrt(a t^r + b (1 - t)^q + A^2 "
+                        "exp(2 kappa t^m)), fitted to the estimated P-POTS density (KL, L-BFGS-B with random "
+                        "restarts, as released), describes p*(t) prop. sqrt(E[l^2 | t]): the squared form matches "
+                        "the per-bin E[l^2 | t] of independent draws within their sampling noise.",
+              expected="fails",
+              why="at quick scale (eps = 1e-2, 48 bins, 2048 independent draws per bin) the fitted EPR form misses "
+                  "E[l^2 | t] by chi2 = 181 on 47 df (p = 1e-17), while the choosing draws' own per-bin values "
+                  "pass the same test (calibration, chi2 = 53, p = 0.25). The misfit is systematic: 6.6 SE at the "
+                  "last bin (t ~ 0.98), above 3 SE at t ~ 0.09, 0.65, 0.77 and 0.94. The form stays bounded as "
+                  "t -> 0, where E[l^2 | t] rises like 1/t (the KL fit imitates the rise with b (1 - t)^q, "
+                  "q ~ 40). The shape of Fig. 1 holds qualitatively (p* falls from 2.1 at t = 0.011 to a minimum "
+                  "0.81 near t = 0.22, then rises to 1.26 at t = 0.98), and the fit costs little variance: exactly "
+                  "in t, sampling from the EPR bins gives 0.15% (SE 0.0035%) more variance than p*. Paper scale has "
+                  "32 times the draws per bin, so a systematic misfit is rejected further: 'fails' there too (not "
+                  "run yet).",
+              reads=("mdm_variance_pots",))
+def _check_epr_fit(r: ledger.Reads) -> ledger.Evidence:
+    a, meta = r["mdm_variance_pots"]
+    e = epr_fit_estimates(a)
+    decisions = [_gof_check("the choosing draws' per-bin E[l^2 | t] fit the judged draws (calibration)",
+                            e["calibration"]),
+                 _gof_check("the fitted EPR form squared fits the judged E[l^2 | t]", e["epr"])]
+    controls = [
+        ledger.Control("a constant E[l^2 | t] (uniform p: P-POTS's argument gives p* = uniform only then) under the "
+                       "same goodness-of-fit test", _gof_check("constant fits E[l^2 | t]", e["constant"])),
+        ledger.Control(f"a pure power law t^k (k = {e['power_k']:.3f}, fitted on the choosing draws) under the same "
+                       "test", _gof_check("power law fits E[l^2 | t]", e["power"])),
+        ledger.Control("E[l | t]^2 alone (the mask variance v left out, which the paper's sqrt(g^2 + v) keeps) under "
+                       "the same test", _gof_check("g^2 fits E[l^2 | t]", e["mean_only"])),
+    ]
+    sums = _pool(a["exact_sums"], 1)
+    eps0 = float(a["eps_list"][0])
+    ex = th.pots_exact(sums, eps0, bin_edges=a["edges"], bin_probs=a["probs_epr"])
+    loss, loss_se = _jk(ex, lambda d: d["V_bins"] / d["V_optimal"] - 1)
+    dens = np.asarray(a["density_pots"], np.float64)
+    j = int(np.argmin(dens))
+    te = np.asarray(a["exact_t"], np.float64)  # E[l^2 | t] exactly in t (enumerated masks): p* against the fit
+    p_star, p_epr = np.sqrt(np.asarray(a["exact_m2"], np.float64)), th.epr_unnormalised(te, e["params"])
+    rel = (p_epr / np.trapezoid(p_epr, te)) / (p_star / np.trapezoid(p_star, te)) - 1
+    return ledger.Evidence(
+        measured={**{f"chi2 / df ({k})": [round(e[k]["chi2"], 2), e[k]["df"]]
+                     for k in ("epr", "calibration", "constant", "power", "mean_only")},
+                  **{f"p ({k})": e[k]["p"] for k in ("epr", "calibration", "constant", "power", "mean_only")},
+                  "EPR params (a, r, b, q, A, kappa, m)": [round(v, 4) for v in e["params"]],
+                  "largest |residual| / SE (EPR) and its t": [float(np.max(np.abs(e["epr"]["z"]))),
+                                                              float(e["mid"][np.argmax(np.abs(e["epr"]["z"]))])],
+                  "P-POTS density: first bin, minimum (t), last bin": [float(dens[0]), float(dens[j]),
+                                                                      float(e["mid"][j]), float(dens[-1])],
+                  "exact in t: V(EPR bins) / V(p*) - 1": loss,
+                  "exact in t: EPR density / p* - 1, min and max": [float(rel.min()), float(rel.max())]},
+        predicted={"chi2": f"consistent with {e['epr']['df']} df (p >= {GOF_LEVEL:.4f})"},
+        tolerance=GOF, decisions=decisions, controls=controls,
+        stderr={"exact in t: V(EPR bins) / V(p*) - 1": loss_se},
+        notes=_setting(meta) + f" eps = {eps0:g}. The EPR parameters and the P-POTS density were chosen on the "
+              "moment draws; the test judges them on the independent check draws (same bins), so only the scale is "
+              "fitted on the judged data. The EPR shape's own noise (7 parameters from 48 noisy bins) is left out of "
+              "the variance, which raises chi2 under a true fit by about 7 in expectation, far below the excess "
+              "measured. The paper fits the form on a linear grid t in [1/T, 1 - 1/T]; the geometric bins here "
+              "resolve the 1/t rise near eps that such a grid does not see.",
+        seeds={"chosen on": "moment_losses at eps_list[0] (P-POTS density, EPR fit, power-law exponent)",
+               "judged on": "check_moment_losses (independent draws, the same bins)"})
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Experiments (``paper_configs/mdm_variance_*.yaml``):
 
 - ``decomposition``: A, B, C of the per-sample loss for the MDM and the ARM on a known Markov chain,
   with the exact denoiser (oracle) and with a chain estimated from a few samples (learned), against the
-  flat i.i.d. variance; the exact NELBO identity per sequence.
+  flat i.i.d. variance; the exact NELBO identity per sequence; the same decomposition of the trace of the
+  gradient covariance (transition logits) for the oracle MDM and ARM.
 - ``pots``: per-bin E[l | t] and E[l^2 | t] of the oracle MDM, the P-POTS density, the paper's fitted
   EPR form, the variances under uniform / P-POTS / EPR sampling for several eps, a direct
   importance-sampling check, and the exact-in-t moments of fresh sequences (all 2^L masks enumerated).
@@ -82,9 +83,28 @@ class DecompositionParams(ChainParams):
     n_direct: int = param(40000, ge=3, doc="sequences of the flat i.i.d. estimate")
     n_fit: int = param(200, ge=1, doc="sequences the 'learned' chain is estimated from")
     n_exact: int = param(4, ge=1, doc="sequences checked by exact mask enumeration")
+    n_grad: int = param(1024, ge=48, doc="sequences of the nested gradient estimate (16 blocks of >= 3)")
+    n_grad_direct: int = param(16384, ge=32, doc="flat draws of the gradient's trace variance")
 
 
 METHODS = ("mdm_oracle", "arm_oracle", "mdm_learned", "arm_learned")
+GRAD_MODELS = ("mdm_oracle", "arm_oracle")
+
+
+def _nested_values(value_fn, data, key, n_t: int, n_masks: int, eps: float, chunk: int = 256) -> np.ndarray:
+    """``[n, n_t, n_masks, D]`` float64 values of a vector ``value_fn(x0, t, mask) -> [D]`` (a per-sample
+    gradient) on a nested sample: per row of ``data [n, L]``, ``n_t`` rates t ~ U[eps, 1] and per (row, t)
+    ``n_masks`` forward masks; rows ``chunk`` at a time, chunk c from ``fold_in(key, c)``."""
+    per = jax.jit(jax.vmap(jax.vmap(jax.vmap(value_fn, (None, None, 0)), (None, 0, 0)), (0, 0, 0)))
+    data = np.asarray(data)
+    out = []
+    for c, s in enumerate(range(0, data.shape[0], chunk)):
+        xs = jnp.asarray(data[s:s + chunk])
+        kt, km = jax.random.split(jax.random.fold_in(key, c))
+        t = th.uniform_t(kt, (xs.shape[0], n_t), eps)
+        u = jax.random.uniform(km, (xs.shape[0], n_t, n_masks, data.shape[1]))
+        out.append(np.asarray(per(xs, t, u < t[:, :, None, None]), np.float64))
+    return np.concatenate(out, 0)
 
 
 def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
@@ -109,7 +129,17 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
       exact_mean_eps [n_exact]: the same with t ~ U[eps, 1].
       exact_mean_learned_eps0 [n_exact]: the learned MDM's exact mean at eps = 0.
       neglogp [n_exact]: ``-log p(x0) / L`` under the true chain.
+      grad_nested_sums [G, 2, V * V, 4]: for GRAD_MODELS (mdm_oracle, arm_oracle), the gradient of the loss
+        with respect to the transition logits (:func:`theory.mdm_variance.oracle_mdm_grad_fn`) on a nested
+        sample of ``p.n_grad`` sequences x ``p.n_t`` x ``p.n_masks``, as per-block
+        :func:`theory.mdm_variance.trace_nested_sums` (G = 16 blocks of sequences: the seed axis).
+      grad_direct_sums [G, 2, V * V + 1]: ``p.n_grad_direct`` flat gradient draws (fresh sequences, one
+        (t, mask) each) as per-block :func:`theory.mdm_variance.trace_direct_sums` (the seed axis).
+      grad_block_n [2]: sequences per block of the nested and of the flat gradient sample.
     """
+    if p.n_grad > p.n_data or p.n_grad_direct > p.n_direct:
+        raise ValueError(f"n_grad ({p.n_grad}) must be <= n_data ({p.n_data}) and n_grad_direct "
+                         f"({p.n_grad_direct}) <= n_direct ({p.n_direct}): the gradients reuse those sequences")
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
     data = _sample(p, seed, 1, p.n_data, trans, init)
@@ -145,6 +175,22 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     out["exact_mean_eps"] = np.array([float(exact(x, p.eps)) for x in xs])
     out["exact_mean_learned_eps0"] = np.array([float(exact_l(x)) for x in xs])
     out["neglogp"] = np.array([-th.markov_oracle_logprob(trans, init, x) / p.length for x in xs])
+
+    def gradient():
+        nb, nd = p.n_grad // N_BLOCKS, p.n_grad_direct // N_BLOCKS
+        gfns = {"mdm_oracle": th.oracle_mdm_grad_fn(trans, init, p.length), "arm_oracle": th.arm_grad_fn(trans, init)}
+        kg = jax.random.fold_in(key, 500)
+        nested, flat = [], []
+        for i, name in enumerate(GRAD_MODELS):
+            x = _nested_values(gfns[name], data[:nb * N_BLOCKS], jax.random.fold_in(kg, i), p.n_t, p.n_masks, p.eps)
+            f = _nested_values(gfns[name], direct[:nd * N_BLOCKS], jax.random.fold_in(kg, 100 + i), 1, 1,
+                               p.eps)[:, 0, 0]
+            nested.append(np.stack([th.trace_nested_sums(b) for b in np.split(x, N_BLOCKS)]))
+            flat.append(np.stack([th.trace_direct_sums(b) for b in np.split(f, N_BLOCKS)]))
+        return {"grad_nested_sums": np.stack(nested, 1), "grad_direct_sums": np.stack(flat, 1),
+                "grad_block_n": np.array([nb, nd])}
+
+    out.update(ctx.parts.get("gradient", gradient))
     ctx.summary["A_share_mdm_oracle"] = float(out["A"][0] / out["total"][0])
     return out
 
@@ -598,7 +644,8 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
 
 EXPERIMENTS = {
     "decomposition": cli.Experiment(DecompositionParams, run_decomposition,
-                                    seed_axes={"nested_stats": 0, "direct_losses": 0}),
+                                    seed_axes={"nested_stats": 0, "direct_losses": 0, "grad_nested_sums": 0,
+                                               "grad_direct_sums": 0}),
     "pots": cli.Experiment(PotsParams, run_pots, seed_axes={
         "moment_losses": 0, "check_moment_losses": 0, "check_losses": 0, "exact_sums": 0, "pair_losses": 0}),
     "mirror": cli.Experiment(MirrorParams, run_mirror, seed_axes={

@@ -229,10 +229,17 @@ def test_impossible_mask_count_and_bad_sizes():
 
 
 def test_experiments_run_at_toy_size(toy_ctx):
-    p = sim.DecompositionParams(vocab=4, length=6, n_data=32, n_direct=64, n_fit=10, n_exact=1)
+    p = sim.DecompositionParams(vocab=4, length=6, n_data=48, n_direct=64, n_fit=10, n_exact=1, n_grad=48,
+                                n_grad_direct=64)
     out = sim.run_decomposition(p, toy_ctx(p, "mdm_variance", "decomposition"))
     assert out["A"].shape == (4,) and out["A"][1] == 0
-    assert out["nested_stats"].shape == (16, 4, 2, 3) and out["direct_losses"].shape == (16, 4, 4)
+    assert out["nested_stats"].shape == (16, 4, 3, 3) and out["direct_losses"].shape == (16, 4, 4)
+    assert out["grad_nested_sums"].shape == (16, 2, 16, 4) and out["grad_direct_sums"].shape == (16, 2, 17)
+    np.testing.assert_array_equal(out["grad_nested_sums"][:, 1, :, :2], 0.0)  # the ARM: A_g = B_g = 0 exactly
+    with pytest.raises(ValueError, match="n_grad"):
+        bad = sim.DecompositionParams(vocab=4, length=6, n_data=48, n_direct=64, n_fit=10, n_exact=1, n_grad=64,
+                                      n_grad_direct=64)
+        sim.run_decomposition(bad, toy_ctx(bad, "mdm_variance", "decomposition"))
     np.testing.assert_allclose(out["exact_mean_eps0"], out["neglogp"], rtol=1e-12)
     p = sim.MirrorParams(vocab=4, length=6, t_grid=(0.3, 0.5), n_data=8, n_masks=4, n_decomp=8)
     out = sim.run_mirror(p, toy_ctx(p, "mdm_variance", "mirror"))

@@ -378,3 +378,105 @@ def test_spread_decision_is_the_f_interval():
     assert (d.decision == "holds") == (hi < 1) and d.decision == "holds"
     assert C.spread_decision("s", y, x).decision == "fails"
     assert C.spread_decision("s", x, 1.5 * x).decision == "inconclusive"
+
+
+# ---------------------------------------------------------------------------------------------------
+# EPR fit (Fig. 1's shape): chi-square goodness of fit on independent per-bin draws
+# ---------------------------------------------------------------------------------------------------
+
+EPR_TRUE = (1.0, 1.0, 4.0, 3.0, 1.5, 0.5, 2.0)  # (a, r, b, q, A, kappa, m): E[l^2 | t] U-shaped in t
+
+
+def _epr_m2(t, params):
+    a, r, b, q, amp, kappa, m = params
+    return a * t**r + b * (1 - t) ** q + amp**2 * np.exp(2 * kappa * t**m)
+
+
+def _epr(stored_params=EPR_TRUE, nb=128, seed=0) -> tuple[dict, dict]:
+    """Per-bin draws with E[l | t] = 1 and E[l^2 | t] = the EPR form squared at ``EPR_TRUE`` (bin means by a
+    fine trapezoid, independent of the claim's quadrature), the choosing and the judged draws independent;
+    ``stored_params`` is the EPR fit the result reports."""
+    a, meta = _pots(seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    edges = a["edges"]
+    target = np.array([np.trapezoid(_epr_m2(tt, EPR_TRUE), tt) / (hi - lo)
+                       for lo, hi in zip(edges[:-1], edges[1:]) for tt in [np.linspace(lo, hi, 4001)]])
+    sd = np.sqrt(target - 1.0)[None, :, None]
+    draw = lambda: 1.0 + sd * rng.standard_normal((G, target.size, nb))  # noqa: E731
+    probs = np.sqrt(target) * np.diff(edges)
+    a.update(moment_losses=draw()[:, None], check_moment_losses=draw(), epr_params=np.asarray(stored_params),
+             probs_epr=probs / probs.sum(), density_pots=np.sqrt(target), exact_t=np.geomspace(0.01, 1.0, 50))
+    a["exact_m2"] = _epr_m2(a["exact_t"], EPR_TRUE)
+    meta["seed_axes"].update(moment_losses=0)
+    return a, meta
+
+
+def test_shape_gof_against_a_hand_computed_chi_square():
+    # s = 2 (equal weights), residuals -1, 0, 1: chi2 = 2 on 2 df, whose survival function is exp(-1)
+    r = C.shape_gof([1.0, 2.0, 3.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    assert r["scale"] == pytest.approx(2.0) and r["chi2"] == pytest.approx(2.0) and r["df"] == 2
+    assert r["p"] == pytest.approx(np.exp(-1.0), rel=1e-12)
+
+
+def test_bin_average_integrates_polynomials_exactly():
+    edges = np.array([0.01, 0.2, 0.7, 1.0])
+    exp = (edges[1:] ** 3 - edges[:-1] ** 3) / (3 * np.diff(edges))  # the mean of t^2 over each bin
+    np.testing.assert_allclose(C.bin_average(edges, lambda t: t**2), exp, rtol=1e-13)
+
+
+def test_epr_fit_holds_when_the_form_is_the_truth_and_controls_are_rejected():
+    ev = _decide("mdm_variance.epr_fit", "mdm_variance_pots", *_epr())
+    assert ev.verdict == "holds", ev.decisions
+    assert all(c.rejected for c in ev.controls)
+
+
+def test_epr_fit_fails_when_the_fitted_form_misses_the_small_t_rise():
+    wrong = (1.0, 1.0, 0.0, 3.0, 1.5, 0.5, 2.0)  # b = 0: the (1 - t)^q term left out
+    ev = _decide("mdm_variance.epr_fit", "mdm_variance_pots", *_epr(stored_params=wrong))
+    assert ev.decisions[0].decision == "holds" and ev.decisions[1].decision == "fails" and ev.verdict == "fails"
+
+
+# ---------------------------------------------------------------------------------------------------
+# gradient-level decomposition: trace of the gradient covariance
+# ---------------------------------------------------------------------------------------------------
+
+GD, GNB, GND = 3, 64, 512  # gradient coordinates, sequences per block (nested, flat)
+
+
+def _gradient(mdm_sds=(0.7, 0.3, 0.2), direct_scale=1.0, seed=0) -> tuple[dict, dict]:
+    """Nested vector draws g = c_x + b_xt + a_xtk per coordinate (so A_g = GD s_a^2, B_g = GD s_b^2,
+    C_g = GD s_c^2) for the MDM and c_x alone for the ARM, and flat draws of total variance (scaled by
+    ``direct_scale`` for the MDM), stored as per-block sums."""
+    rng = np.random.default_rng(seed)
+    nested, flat = [], []
+    for sds in (mdm_sds, (0.0, 0.0, 0.2)):
+        s_a, s_b, s_c = sds
+        x = (s_c * rng.standard_normal((G * GNB, 1, 1, GD)) + s_b * rng.standard_normal((G * GNB, 4, 1, GD))
+             + s_a * rng.standard_normal((G * GNB, 4, 4, GD)))
+        scale = direct_scale if s_a > 0 else 1.0
+        f = np.sqrt(scale * sum(s * s for s in sds)) * rng.standard_normal((G * GND, GD))
+        nested.append(np.stack([th.trace_nested_sums(b) for b in np.split(x, G)]))
+        flat.append(np.stack([th.trace_direct_sums(b) for b in np.split(f, G)]))
+    a = {"grad_nested_sums": np.stack(nested, 1), "grad_direct_sums": np.stack(flat, 1),
+         "grad_block_n": np.array([GNB, GND])}
+    meta = {"config": {"n_t": 4, "n_masks": 4, "eps": 0.01}, "seed": 0, "scale": "quick",
+            "seed_axes": {"grad_nested_sums": 0, "grad_direct_sums": 0}}
+    return a, meta
+
+
+GRAD_ID = "mdm_variance.gradient_decomposition"
+
+
+def test_gradient_decomposition_holds_and_its_controls_are_rejected():
+    ev = _decide(GRAD_ID, "mdm_variance_decomposition", *_gradient())
+    assert ev.verdict == "holds" and all(c.rejected for c in ev.controls)
+
+
+def test_gradient_decomposition_fails_when_the_direct_trace_is_larger():
+    ev = _decide(GRAD_ID, "mdm_variance_decomposition", *_gradient(direct_scale=1.5))
+    assert ev.decisions[0].decision == "fails" and ev.verdict == "fails"
+
+
+def test_gradient_decomposition_fails_when_rate_and_data_noise_outweigh_a():
+    ev = _decide(GRAD_ID, "mdm_variance_decomposition", *_gradient(mdm_sds=(0.3, 0.4, 0.4)))
+    assert ev.decisions[0].decision == "holds" and ev.decisions[2].decision == "fails" and ev.verdict == "fails"

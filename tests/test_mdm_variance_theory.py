@@ -340,3 +340,76 @@ def test_pots_exact_refuses_bad_input():
         th.pots_exact(sums[:2], 0.01)
     with pytest.raises(ValueError, match="cover"):
         th.pots_exact(sums, 0.01, bin_edges=np.array([0.02, 0.5, 1.0]), bin_probs=np.array([0.5, 0.5]))
+
+
+def test_trace_decomposition_sums_to_the_per_coordinate_loops():
+    """trace_estimates_from_sums of trace_nested_sums (over two blocks, added) against _abc per coordinate,
+    summed; trace_variance_from_sums against numpy's covariance trace (1e-10 relative)."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(9, 3, 4, 3)) * np.array([1.0, 0.3, 2.0]) + np.arange(9.0)[:, None, None, None] ** 1.2
+    sums = th.trace_nested_sums(x[:4]) + th.trace_nested_sums(x[4:])
+    r = th.trace_estimates_from_sums(sums, 9, 3, 4)
+    want = {k: sum(_abc(x[..., d])[k] for d in range(3)) for k in ("A", "B", "C")}
+    for k in want:
+        assert r[k] == pytest.approx(want[k], rel=1e-10)
+    assert r["total"] == pytest.approx(sum(want.values()), rel=1e-10)
+    f = rng.normal(size=(50, 3)) * np.array([1.0, 2.0, 0.5]) + 3.0
+    s = th.trace_direct_sums(f[:20]) + th.trace_direct_sums(f[20:])
+    assert th.trace_variance_from_sums(s, 50) == pytest.approx(np.trace(np.cov(f.T)), rel=1e-10)
+    with pytest.raises(ValueError):
+        th.trace_nested_sums(x[:, :1])
+
+
+def test_chain_gradients_by_central_differences():
+    """oracle_mdm_grad_fn and arm_grad_fn against central differences of the losses at softmax(log T +- h e_ij)
+    (h = 1e-5: truncation ~1e-10, rounding ~1e-11), and rows summing to 0 (a row's softmax ignores a shift)."""
+    trans, init = th.random_chain(jax.random.key(5), 3, 0.5)
+    length, x0 = 5, jnp.array([0, 2, 1, 1, 0])
+    mask, t = jnp.array([True, False, True, True, False]), 0.6
+    theta = np.log(np.asarray(trans))
+    for grad_fn, loss_of in (
+            (th.oracle_mdm_grad_fn(trans, init, length),
+             lambda tr: th.oracle_mdm_loss_fn(tr, init, length)(x0, t, mask)),
+            (th.arm_grad_fn(trans, init), lambda tr: th.arm_loss_fn(tr, init)(x0, t, mask))):
+        g = np.asarray(grad_fn(x0, t, mask)).reshape(3, 3)
+        fd = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                e = np.zeros((3, 3))
+                e[i, j] = 1e-5
+                up, dn = (jax.nn.softmax(jnp.asarray(theta + s * e), -1) for s in (1, -1))
+                fd[i, j] = (float(loss_of(up)) - float(loss_of(dn))) / 2e-5
+        np.testing.assert_allclose(g, fd, atol=1e-8)
+        np.testing.assert_allclose(g.sum(1), 0.0, atol=1e-12)
+        assert np.abs(g).max() > 1e-3
+
+
+def test_pots_exact_binned_density_is_probability_per_unit_t():
+    """The piecewise-constant sampler puts probability ``pr_j`` on bin j, so its density is ``pr_j / width_j``
+    (normalised): bins whose probabilities are proportional to their widths are the uniform sampler, and
+    for unequal bins ``V = u^2 int M2 / p dt - mu^2`` agrees with scipy's adaptive quadrature of the same
+    integrand bin by bin (M2(t) averaged over the sequences by :func:`exact_t_moments`, which
+    test_exact_t_moments_by_mask_loop checks against a mask loop)."""
+    from scipy import integrate
+
+    rng = np.random.default_rng(0)
+    sums = np.abs(rng.normal(size=(4, 2, 6)))
+    sums[:, 1] = sums[:, 0] ** 2 + 0.1
+    eps, edges = 0.05, np.array([0.05, 0.3, 0.5, 1.0])
+    widths = np.diff(edges)
+    r = th.pots_exact(sums, eps, bin_edges=edges, bin_probs=7 * widths)
+    assert r["V_bins"] == pytest.approx(r["V_uniform"], rel=1e-12)
+    probs = np.array([0.5, 0.25, 0.25])
+    r = th.pots_exact(sums, eps, bin_edges=edges, bin_probs=probs)
+    u = 1 / (1 - eps)
+    dens = probs / probs.sum() / widths
+
+    def moment(t, i):
+        return float(th.exact_t_moments(sums, [t])[i].mean())
+
+    int_m2_over_p = sum(integrate.quad(lambda t: moment(t, 1), a, b, epsabs=0, epsrel=1e-12)[0] / d
+                        for a, b, d in zip(edges[:-1], edges[1:], dens))
+    mu = u * integrate.quad(lambda t: moment(t, 0), eps, 1, points=edges[1:-1], epsabs=0, epsrel=1e-12)[0]
+    assert r["mu"] == pytest.approx(mu, rel=1e-10)
+    assert r["V_bins"] == pytest.approx(u**2 * int_m2_over_p - mu**2, rel=1e-9)
+    assert abs(r["V_bins"] - r["V_uniform"]) > 1e-3 * r["V_uniform"]  # the test can see a wrong density

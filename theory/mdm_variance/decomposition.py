@@ -213,3 +213,49 @@ def direct_variance(loss_fn: LossFn, data, key, *, eps: float = 1e-2, pairing: P
     var, se = variance_with_se(x)
     return {"var": var, "var_se": se, "mean": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(x.size)),
             "losses": x}
+
+
+def trace_nested_sums(values) -> np.ndarray:
+    """Additive sufficient statistics of a nested sample of vectors ``values [n, n_t, K, D]`` (a gradient
+    per draw): ``[D, 4]`` sums over the n data points of the per-point, per-coordinate within-(x0, t) mask
+    variance, variance over t of the mask means, mean over t of the mask means, and its square (ddof 1).
+    Sums of disjoint sets of points add, so blocks of points can be left out. Raises ValueError for a
+    non-finite value or a shape other than ``[n, n_t >= 2, K >= 2, D]``."""
+    x = np.asarray(values, np.float64)
+    if x.ndim != 4 or x.shape[1] < 2 or x.shape[2] < 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"values must be [n, n_t >= 2, K >= 2, D] and finite, got shape {x.shape}")
+    g = x.mean(2)  # [n, n_t, D]
+    big = g.mean(1)
+    return np.stack([x.var(2, ddof=1).mean(1).sum(0), g.var(1, ddof=1).sum(0), big.sum(0), (big**2).sum(0)], -1)
+
+
+def trace_estimates_from_sums(sums, n: int, n_t: int, n_masks: int) -> dict[str, float]:
+    """The decomposition of the trace of the covariance, ``tr Cov = A + B + C`` summed over coordinates,
+    from :func:`trace_nested_sums` ``sums [D, 4]`` of ``n`` data points (the unbiased per-coordinate
+    estimators of :func:`nested_estimates`: ``A = mean s2_K``, ``B = mean s2_t - A / K``,
+    ``C = s2_x(G) - mean s2_t / n_t``). Returns ``A, B, C, total, A_minus_BC``. Raises ValueError: n < 3."""
+    s = np.asarray(sums, np.float64)
+    n = check_int(n, "n", ge=3)
+    a, bm = s[:, 0] / n, s[:, 1] / n
+    s2 = (s[:, 3] - s[:, 2] ** 2 / n) / (n - 1)
+    est = {"A": float(a.sum()), "B": float((bm - a / n_masks).sum()), "C": float((s2 - bm / n_t).sum())}
+    est["total"] = est["A"] + est["B"] + est["C"]
+    est["A_minus_BC"] = est["A"] - est["B"] - est["C"]
+    return est
+
+
+def trace_direct_sums(values) -> np.ndarray:
+    """``[D + 1]`` additive statistics of flat draws ``values [n, D]``: the coordinate sums and the sum of
+    squared norms (the trace of the sample covariance is :func:`trace_variance_from_sums`)."""
+    x = np.asarray(values, np.float64)
+    if x.ndim != 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"values must be [n, D] and finite, got shape {x.shape}")
+    return np.r_[x.sum(0), (x**2).sum()]
+
+
+def trace_variance_from_sums(sums, n: int) -> float:
+    """``sum_i ||x_i - mean||^2 / (n - 1)`` (the trace of the ddof-1 sample covariance) from
+    :func:`trace_direct_sums` of ``n`` draws. Raises ValueError: n < 2."""
+    s = np.asarray(sums, np.float64)
+    n = check_int(n, "n", ge=2)
+    return float((s[-1] - np.sum(s[:-1] ** 2) / n) / (n - 1))
