@@ -255,9 +255,13 @@ def test_stability_radius_is_the_radius_of_the_dense_one_step_map():
 def test_noise_scale_power_law_eigs_and_a_quarter_cosine_limit_by_hand():
     # tr H = 2.5, sum l m + sigma^2 = 2 + 2 + 0.3, sum l^2 m = 4 + 1: 2.5 * 4.3 / 5
     assert th.noise_scale([2.0, 0.5], [1.0, 4.0], 0.3) == pytest.approx(2.15, rel=1e-14)
-    # j^-2 for j = 1..4 sums to 205/144; scaled to trace 3
-    np.testing.assert_allclose(th.power_law_eigs(4, 2.0, trace=3.0),
-                               np.array([1, 1 / 4, 1 / 9, 1 / 16]) * 3 * 144 / 205, rtol=1e-14)
+    # j^-2 for j = 1..4 sums to 205/144; scaled to trace 3 (an integer exponent is the same real number)
+    for exponent in (2.0, 2):
+        np.testing.assert_allclose(th.power_law_eigs(4, exponent, trace=3.0),
+                                   np.array([1, 1 / 4, 1 / 9, 1 / 16]) * 3 * 144 / 205, rtol=1e-14)
+    # the defaults: l_j prop. j^-1.5, trace 1
+    lam = np.array([1, 2**-1.5, 3**-1.5])
+    np.testing.assert_allclose(th.power_law_eigs(3), lam / lam.sum(), rtol=1e-14)
     # quarter cosine to a 1/10 floor with 1/5 warmup: 1 - (1/5 + 4/5 (1/10 + 9/10 * 2/pi)) = 18/25 - 36/(25 pi)
     got = th.serial_step_reduction_limit("quarter_cosine", sp.Rational(1, 10), sp.Rational(1, 5))
     assert sp.simplify(got - (sp.Rational(18, 25) - 36 / (25 * sp.pi))) == 0
@@ -320,6 +324,18 @@ def test_bad_inputs_raise():
 
 
 
+def test_sgd_risk_path_first_step_by_hand():
+    """One step of online SGD on the documented draws (step t uses fold_in(key, t), split into the inputs'
+    and the noise's keys), written out in numpy: e1 = e0 - lr/B x^T (x e0 - eps), risk 0.5 sum l e1^2."""
+    key, eigs, e0, lr, b, s2 = jax.random.key(7), np.array([1.0, 0.5, 0.25]), np.array([1.0, -2.0, 0.5]), 0.3, 2, 0.7
+    kx, kn = jax.random.split(jax.random.fold_in(key, 0))
+    x = np.asarray(jax.random.normal(kx, (b, 3), jnp.float64)) * np.sqrt(eigs)
+    eps = np.asarray(jax.random.normal(kn, (b,), jnp.float64)) * np.sqrt(s2)
+    e1 = e0 - lr / b * (x.T @ (x @ e0 - eps))
+    path = th.sgd_risk_path(key, jnp.asarray(eigs), jnp.asarray(e0), s2, [lr], [b])
+    np.testing.assert_allclose(np.asarray(path), [0.5 * np.sum(eigs * e0**2), 0.5 * np.sum(eigs * e1**2)], rtol=1e-12)
+
+
 def test_spectrum_moment_and_batch_checks_at_their_boundaries():
     """noise_scale / stability_radius / sgd_risk_path refuse what they document and accept the boundary
     (m = 0, batch 1) and exact inputs (taken as their float64 values)."""
@@ -337,8 +353,9 @@ def test_spectrum_moment_and_batch_checks_at_their_boundaries():
             th.noise_scale([2.0, 0.5], m, 0.3)
     # batch 1 is a batch; exact integer batch sizes are integers
     eigs = jnp.array([1.0, 0.5])
-    path = th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [0.1, 0.1, 0.1], [1, 1, Fraction(2)])
-    assert path.shape == (4,) and np.all(np.isfinite(path)) and path[0] == pytest.approx(0.75)
+    path = th.sgd_risk_path(jax.random.key(0), eigs, jnp.full(2, 2.0), 0.0, [0.1, 0.1, 0.1], [1, 1, Fraction(2)])
+    # the initial risk 0.5 sum l e0^2 = 0.5 (4 + 2)
+    assert path.shape == (4,) and np.all(np.isfinite(path)) and path[0] == pytest.approx(3.0)
     with pytest.raises(ValueError, match="integer"):
         th.sgd_risk_path(jax.random.key(0), eigs, jnp.ones(2), 0.0, [0.1], [0.5])
     # a zero or exact learning rate is a learning rate; an infinite or negative one is refused
@@ -437,8 +454,9 @@ def _seesaw_by_steps(total, seq, b0, gamma, w, f, integer):
 
 def test_seesaw_batches_equal_algorithm_1_stepped_one_batch_at_a_time():
     # seq_len = b0 = 1: a step lands exactly on each milestone (switch when tokens >= the milestone, not >)
+    # the paper's setting too (150M tokens of Fig. 2 scaled: 12589 steps of up to 256 x 1024 tokens)
     for total, seq, b0, gamma, w, f in ((12345, 1, 1, 2.0, 0.5, 0.01), (10**5, 7, 3, 1.5, 0.0, 0.3),
-                                        (4000, 1, 1, 1.3, 0.2, 0.05)):
+                                        (4000, 1, 1, 1.3, 0.2, 0.05), (3.3e9, 1024, 256, 1.1, 0.1, 0.1)):
         for integer in (True, False):
             b, m = th.seesaw_batches(total, seq, b0, warmup_frac=w, final_lr_frac=f, gamma=gamma, integer=integer)
             want_b, want_m = _seesaw_by_steps(total, seq, b0, gamma, w, f, integer)
