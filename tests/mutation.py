@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,7 @@ PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.special", "sympy", "
            "jax", "jax.numpy", "optax", "flax", "networkx", "sklearn", "matplotlib", "yaml", "hypothesis",
            "filelock", "tqdm", "pytest", "theory", "sims.runtime", "sims.cli", "claims.ledger"]
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
+MEMORY_LIMIT = 12 << 30  # bytes of address space per mutmut process (see _limit_memory)
 
 
 def mutmut_section(paper: str) -> str:
@@ -135,9 +137,10 @@ def mutant_diff(work: Path, name: str) -> str:
 
 
 def load_equivalents(paper: str) -> list[dict]:
-    """``[{"function", "mutated", "reason"}]`` for ``paper`` and the shared numerics: a surviving mutant of ``function`` (the dotted
-    name, e.g. ``theory.seesaw.discrete_serial_step_reduction``) whose mutated line is ``mutated`` is
-    equivalent, for ``reason``. Keyed by content, not by mutmut's mutant number, which shifts with edits."""
+    """``[{"function", "mutated", "reason"}]`` for ``paper`` and the shared numerics: a surviving mutant
+    of ``function`` (the dotted name, e.g. ``theory.seesaw.discrete_serial_step_reduction``) whose mutated
+    line is ``mutated`` is equivalent, for ``reason``. Keyed by content, not by mutmut's mutant number,
+    which shifts with edits."""
     path = ROOT / "tests" / "mutation_equivalents.yaml"
     data = yaml.safe_load(path.read_text()) if path.exists() else {}
     return list((data or {}).get(paper, [])) + list((data or {}).get("numerics", []))
@@ -156,6 +159,15 @@ def is_listed(mutant: str, diff: str, equivalents: list[dict]) -> bool:
     return any(e["function"] == function_of(mutant) and e["mutated"].strip() in added for e in equivalents)
 
 
+def _limit_memory() -> None:
+    """Address-space limit for mutmut and every worker it forks (inherited): half the machine's memory,
+    at most ``MEMORY_LIMIT``. A mutant that allocates without bound (a step count multiplied instead of
+    divided) then fails its test with MemoryError instead of taking the machine down."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    cap = min(MEMORY_LIMIT, total // 2)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="make mutate", description=__doc__.splitlines()[0])
     ap.add_argument("paper", help=f"one of {', '.join(PAPERS)}")
@@ -170,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         prepare(args.paper, work)
         env = dict(os.environ, PBE_PROGRESS="0", JAX_PLATFORMS="cpu")
         r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
-                           cwd=work, env=env, check=False)
+                           cwd=work, env=env, check=False, preexec_fn=_limit_memory)
         if r.returncode not in (0, 1):
             print(f"make mutate: mutmut exited with {r.returncode} (see its output above)", file=sys.stderr)
             return 1
