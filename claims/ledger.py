@@ -17,6 +17,7 @@ computed by the ledger: until someone has run it, the claim is reported as "not 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import math
@@ -411,6 +412,12 @@ def discover() -> dict[str, Claim]:
     return REGISTRY
 
 
+def _nearest(name: str, known) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``known`` (difflib), or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def select(paper: str | None = None, claim_id: str | None = None) -> list[Claim]:
     """Registered claims filtered by paper and/or id, sorted by id.
 
@@ -420,9 +427,9 @@ def select(paper: str | None = None, claim_id: str | None = None) -> list[Claim]
     """
     reg = discover()
     if paper is not None and paper not in papers():
-        raise KeyError(f"unknown paper {paper!r}; known: {', '.join(papers())}")
+        raise KeyError(f"unknown paper {paper!r}{_nearest(paper, papers())}; known: {', '.join(papers())}")
     if claim_id is not None and claim_id not in reg:
-        raise KeyError(f"unknown claim {claim_id!r}; `python -m claims list` shows the ids")
+        raise KeyError(f"unknown claim {claim_id!r}{_nearest(claim_id, reg)}; `python -m claims list` shows the ids")
     out = [c for c in reg.values()
            if (paper is None or c.paper == paper) and (claim_id is None or c.id == claim_id)]
     if not out:

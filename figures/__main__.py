@@ -11,6 +11,7 @@ is one line naming the file, exit status 2.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import io
 import sys
@@ -64,11 +65,15 @@ def main(argv=None) -> int:
         configs = results.REPO / "paper_configs"
         missing = not any(f.exists() for f in results.paths(a.name, results.scale_dir(a.results, a.scale)))
         if missing and not (configs / f"{a.name}.yaml").is_file():
-            known = ", ".join(sorted(c.stem for c in configs.glob("*.yaml")))
+            names = sorted(c.stem for c in configs.glob("*.yaml"))
+            close = difflib.get_close_matches(a.name, names, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
             print(f"error: no result {a.results}/{a.scale}/{a.name} and no figure '{a.name}' in this repository "
-                  f"(no paper_configs/{a.name}.yaml; known: {known})", file=sys.stderr)
+                  f"(no paper_configs/{a.name}.yaml; {hint}known: {', '.join(names)})", file=sys.stderr)
             return 2
-        print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.<paper> "
+        sim = next((p.stem for p in sorted((results.REPO / "sims").glob("*.py"), key=lambda q: -len(q.stem))
+                    if a.name.startswith(p.stem + "_")), "<paper>")
+        print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.{sim} "
               f"--config paper_configs/{a.name}.yaml --scale {a.scale})", file=sys.stderr)
         return 2
     return 0

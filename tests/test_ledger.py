@@ -93,6 +93,9 @@ def test_cli_list_and_unknown_claim():
     r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.nope"],
                        capture_output=True, text=True, cwd=REPO, timeout=120)
     assert r.returncode == 2 and "unknown claim" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_count"],
+                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "did you mean 'seesaw.paper_step_counts'?" in r.stderr
 
 
 def test_cli_verify_writes_reports(tmp_path):

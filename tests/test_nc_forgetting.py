@@ -762,3 +762,9 @@ def test_figures_cli_names_an_unknown_figure(tmp_path):
     line = r.stderr.strip()
     assert r.returncode == 2 and len(line.splitlines()) == 1
     assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
+    assert "did you mean 'nc_forgetting_lda'?" in line
+    # a known figure without its result names the simulation that makes it (no placeholder left)
+    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path)],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    assert r.returncode == 2 and "python -m sims.nc_forgetting --config paper_configs/nc_forgetting_lda.yaml" \
+        in r.stderr and "<paper>" not in r.stderr
