@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             _say(f"{c.id:48s} {c.source}{tag}")
         return 0
 
+    for flag, value in (("--json", args.json), ("--markdown", args.markdown)):
+        if value is not None and not value.strip():
+            print(f"error: {flag} needs a file path, got an empty string", file=sys.stderr)
+            return 2
     reports = [Path(p) for p in (args.json, args.markdown) if p]
     try:
         for p in reports:

@@ -14,6 +14,7 @@ import argparse
 import difflib
 import importlib
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -58,6 +59,14 @@ def main(argv=None) -> int:
     p.add_argument("--results", default="results", help="results root (reads <results>/<scale>/)")
     p.add_argument("--out", default="figures/out", help="figures root (writes <out>/<scale>/)")
     a = p.parse_args(argv)
+    if not re.fullmatch(r"[A-Za-z0-9_]+", a.name):
+        print(f"error: a figure name is a config's stem (letters, digits, _), got {a.name!r}; the figures are "
+              "paper_configs/<name>.yaml", file=sys.stderr)
+        return 2
+    for flag, value in (("--results", a.results), ("--out", a.out)):
+        if not value.strip():
+            print(f"error: {flag} needs a folder path, got an empty string", file=sys.stderr)
+            return 2
     try:
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)

@@ -284,3 +284,20 @@ def test_code_hash_covers_every_file_of_a_sim_package(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "REPO", tmp_path)
     names = {p.relative_to(tmp_path).as_posix() for p in cli.code_files("pkg")}
     assert {"sims/pkg/__init__.py", "sims/pkg/train.py", "theory/helper.py"} <= names
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["figures", "../../../elsewhere/x"], "a figure name is a config's stem"),
+    (["figures", "seesaw_lm/../../x"], "a figure name is a config's stem"),
+    (["figures", "seesaw_lm", "--out", ""], "--out needs a folder path"),
+    (["figures", "seesaw_lm", "--results", " "], "--results needs a folder path"),
+    (["claims", "verify", "--claim", "seesaw.paper_step_counts", "--json", ""], "--json needs a file path"),
+    (["claims", "verify", "--claim", "seesaw.paper_step_counts", "--markdown", ""], "--markdown needs a file"),
+])
+def test_paths_outside_or_empty_are_one_line_refusals(argv, says, tmp_path):
+    """A figure name with a path in it never reads or writes outside results/ and figures/out/; an empty
+    path is refused, not silently ignored or resolved to the current folder."""
+    r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr[-500:]
+    assert list(tmp_path.iterdir()) == []  # nothing written where it was run
