@@ -20,6 +20,7 @@ Experiments (``paper_configs/social_choice_*.yaml``):
 from __future__ import annotations
 
 import dataclasses
+import re
 from fractions import Fraction
 
 import jax
@@ -60,10 +61,30 @@ class GeParams:
             raise ValueError("control_hinge_counts needs pairs (n1, n2) and variants rows of 5 numbers "
                              "(p, eps, delta, voter_x, voter_y)")
         for k in ("hinge_eps", "hinge_delta"):
+            # digits bounded before Fraction(), which takes unbounded time on "1e-1000000000"
+            if not _RATIONAL.fullmatch(getattr(self, k).strip()):
+                raise ValueError(f"{k} must be a rational like 1/100 or 0.01 (at most 40 digits a part), "
+                                 f"got {getattr(self, k)!r}")
             try:
-                Fraction(getattr(self, k))
-            except (ValueError, ZeroDivisionError):
-                raise ValueError(f"{k} must be a rational like 1/100, got {getattr(self, k)!r}") from None
+                positive = Fraction(getattr(self, k)) > 0
+            except ZeroDivisionError:
+                positive = False
+            if not positive:
+                raise ValueError(f"{k} must be a rational > 0, got {getattr(self, k)!r}")
+        pairs = [self.hinge_counts] + [self.control_hinge_counts[i:i + 2]
+                                       for i in range(0, len(self.control_hinge_counts), 2)]
+        if not all(any(pair) for pair in pairs):
+            raise ValueError("hinge_counts and each control_hinge_counts pair need a positive count")
+        # the instances the run builds, checked by the theory now (one line) rather than mid-run (traceback)
+        try:
+            sc.ge_instance(self.p, self.eps, self.delta, self.voter)
+            sc.ge_instance(eps=Fraction(self.hinge_eps), delta=Fraction(self.hinge_delta),
+                           voter=tuple(Fraction(v) for v in self.voter), counts=self.hinge_counts, exact=True)
+        except ValueError as e:
+            raise ValueError(f"the instance of voter, eps, delta, hinge_* is refused by the theory: {e}") from None
+
+
+_RATIONAL = re.compile(r"[+-]?\d{1,40}(/\d{1,40}|\.\d{1,40})?")
 
 
 def ge_fits(p: float, eps: float, delta: float, voter) -> dict:

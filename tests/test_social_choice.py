@@ -7,7 +7,9 @@ quadratures), bad input, and toy-size runs of every experiment and figure. float
 import dataclasses
 import itertools
 import math
+import time
 from fractions import Fraction
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -494,3 +496,27 @@ def test_c_star_is_never_first_and_the_c1_profiles_by_hand():
     assert all(g == graphs[0] for g in graphs) and all((8, b) in graphs[0] for b in range(8))
     facts = sc.c1_construction_facts()
     assert facts["same_majority_graph"] and facts["c_star_condorcet"] and all(facts["c_star_pareto_over_t"])
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("hinge_eps", '"1e-1000000000"', "at most 40 digits"),  # Fraction() of it would not return
+    ("hinge_eps", '"-1/100"', "rational > 0"),
+    ("hinge_eps", '"1/0"', "rational > 0"),
+    ("hinge_counts", "[0, 0]", "need a positive count"),
+    ("control_hinge_counts", "[0, 0, 2, 1]", "need a positive count"),
+    ("voter", "[0, 0]", "refused by the theory"),
+])
+def test_ge_instance_values_the_theory_refuses_are_config_errors(key, value, says, tmp_path):
+    """Values the schema's types accept but the run could not use stop at load time with one line (the
+    theory's own check, not a traceback mid-run), in bounded time."""
+    from sims.config import ConfigError, load
+
+    text = (Path(__file__).resolve().parents[1] / "paper_configs" / "social_choice_ge_instance.yaml").read_text()
+    lines = [f"  {key}: {value}" if ln.strip().startswith(f"{key}:") else ln for ln in text.splitlines()]
+    assert sum(ln.strip().startswith(f"{key}:") for ln in text.splitlines()) == 1
+    p = tmp_path / "social_choice_ge_instance.yaml"
+    p.write_text("\n".join(lines) + "\n")
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError) as e:
+        load(p, "quick", {k: e.params for k, e in S.EXPERIMENTS.items()})
+    assert says in str(e.value) and "\n" not in str(e.value) and time.perf_counter() - t0 < 60
