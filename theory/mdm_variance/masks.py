@@ -45,13 +45,6 @@ def uniform_t(key, shape, eps) -> jax.Array:
     return eps + (1.0 - eps) * jax.random.uniform(key, shape)
 
 
-def forward_mask(key, t, length: int) -> jax.Array:
-    """The forward (absorbing) process: each of ``length`` tokens masked independently with probability
-    ``t`` (the paper's objective). Returns a bool ``[length]`` mask. Raises ValueError for t outside (0, 1]."""
-    check_t(t)
-    return jax.random.uniform(key, (length,)) < t
-
-
 def fixed_count_mask(key, length: int, n_masked: int) -> jax.Array:
     """A uniformly random mask with exactly ``n_masked`` of ``length`` tokens masked (bool ``[length]``).
 

@@ -123,14 +123,6 @@ def binned_summary(losses) -> dict[str, np.ndarray]:
             "g_se": ls.std(1, ddof=1) / math.sqrt(n), "m2_se": sq.std(1, ddof=1) / math.sqrt(n)}
 
 
-def pots_density(t_grid, m2) -> np.ndarray:
-    """The continuous P-POTS density on a grid: ``p*(t) = sqrt(m2(t)) / int sqrt(m2)`` (trapezoid over
-    ``t_grid``, the support actually sampled). Source: Sec. 4.1 (Cauchy-Schwarz optimum)."""
-    t = np.asarray(t_grid, np.float64)
-    r = np.sqrt(np.asarray(m2, np.float64))
-    return r / np.trapezoid(r, t)
-
-
 def epr_unnormalised(t, params) -> np.ndarray:
     """The paper's 7-parameter 'EPR' form ``sqrt(a t^r + b (1-t)^q + A^2 exp(2 kappa t^m))``;
     ``params = (a, r, b, q, A, kappa, m)`` with a, b, A, kappa > 0, r, q >= 0, m > 1 (Sec. 4.1)."""
