@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import yaml
 
 matplotlib.use("Agg")
 
@@ -80,8 +81,10 @@ def main(argv=None) -> int:
             print(f"error: no result {a.results}/{a.scale}/{a.name} and no figure '{a.name}' in this repository "
                   f"(no paper_configs/{a.name}.yaml; {hint}known: {', '.join(names)})", file=sys.stderr)
             return 2
-        sim = next((p.stem for p in sorted((results.REPO / "sims").glob("*.py"), key=lambda q: -len(q.stem))
-                    if a.name.startswith(p.stem + "_")), "<paper>")
+        try:  # the config names its simulation (its `sim` key)
+            sim = yaml.safe_load((configs / f"{a.name}.yaml").read_text())["sim"]
+        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            sim = "<paper>"
         print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.{sim} "
               f"--config paper_configs/{a.name}.yaml --scale {a.scale})", file=sys.stderr)
         return 2

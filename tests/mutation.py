@@ -35,30 +35,25 @@ from pathlib import Path
 
 import yaml
 
+from claims import ledger
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 0.90
 NUMERICS = "theory/numerics.py"
 
-# paper -> (files it owns in theory/, its test files). The Boolean toolkit is the LIF-SNN paper's.
-PAPERS: dict[str, tuple[list[str], list[str]]] = {
-    "seesaw": (["theory/seesaw.py"], ["tests/test_seesaw.py", "tests/test_seesaw_claims.py"]),
-    "lif_snn": (["theory/lif_snn.py", "theory/boolean.py"],
-                ["tests/test_lif_snn.py", "tests/test_lif_snn_claims.py", "tests/test_boolean.py"]),
-    "nc_forgetting": (["theory/nc_forgetting.py"],
-                      ["tests/test_nc_forgetting_theory.py", "tests/test_nc_forgetting.py",
-                       "tests/test_nc_forgetting_claims.py"]),
-    "mdm_variance": (["theory/mdm_variance/*"],
-                     ["tests/test_mdm_variance_theory.py", "tests/test_mdm_variance.py",
-                      "tests/test_mdm_variance_claims.py"]),
-    "social_choice": (["theory/social_choice/*"],
-                      ["tests/test_social_choice_theory.py", "tests/test_social_choice.py",
-                       "tests/test_social_choice_claims.py"]),
-    "neuromanifold": (["theory/neuromanifold/*"],
-                      ["tests/test_neuromanifold_theory.py", "tests/test_neuromanifold.py",
-                       "tests/test_neuromanifold_claims.py"]),
-    "relu_dag": (["theory/relu_dag/*"],
-                 ["tests/test_relu_dag_theory.py", "tests/test_relu_dag.py", "tests/test_relu_dag_claims.py"]),
-}
+# Theory files and tests a paper shares with another toolkit: the Boolean toolkit is the LIF-SNN paper's.
+EXTRA = {"lif_snn": (["theory/boolean.py"], ["tests/test_boolean.py"])}
+
+
+def paper_files(paper: str) -> tuple[list[str], list[str]]:
+    """``(theory globs, test files)`` of ``paper``, read off the layout: ``theory/<paper>.py`` or the
+    package ``theory/<paper>/``, and ``tests/test_<paper>*.py`` (plus :data:`EXTRA`)."""
+    own = f"theory/{paper}.py" if (ROOT / "theory" / f"{paper}.py").exists() else f"theory/{paper}/*"
+    tests = sorted(t.relative_to(ROOT).as_posix() for t in (ROOT / "tests").glob(f"test_{paper}*.py"))
+    extra_theory, extra_tests = EXTRA.get(paper, ([], []))
+    return [own, *extra_theory], tests + extra_tests
+
+
 SHARED_TESTS = ["tests/test_numerics.py"]
 COPIED = ["theory", "sims", "claims", "figures", "paper_configs", "benchmarks", "tests", "pyproject.toml"]
 # Statements not mutated: the wording of an error (the condition that raises is mutated) and the argument
@@ -76,7 +71,7 @@ MEMORY_LIMIT = 12 << 30  # bytes of address space per mutmut process (see _limit
 
 def mutmut_section(paper: str) -> str:
     """The ``[tool.mutmut]`` table for ``paper``: its theory files and the numerics, its tests only."""
-    files, tests = PAPERS[paper]
+    files, tests = paper_files(paper)
     cfg = {
         "source_paths": ["theory"],
         "only_mutate": files + [NUMERICS],
@@ -170,12 +165,13 @@ def _limit_memory() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="make mutate", description=__doc__.splitlines()[0])
-    ap.add_argument("paper", help=f"one of {', '.join(PAPERS)}")
+    papers = ledger.papers()
+    ap.add_argument("paper", help=f"one of {', '.join(papers)}")
     ap.add_argument("--report-only", action="store_true", help="score the last run again, running nothing")
     ap.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
-    if args.paper not in PAPERS:
-        print(f"make mutate: PAPER must be one of {', '.join(PAPERS)}; got {args.paper!r}", file=sys.stderr)
+    if args.paper not in papers:
+        print(f"make mutate: PAPER must be one of {', '.join(papers)}; got {args.paper!r}", file=sys.stderr)
         return 2
     work = ROOT / "build" / "mutate" / args.paper
     if not args.report_only:
