@@ -15,11 +15,12 @@ ifeq ($(filter $(SCALE),quick paper),)
 $(error SCALE must be quick or paper, got '$(SCALE)')
 endif
 
-# One module per paper in sims/; a config paper_configs/<paper>_<figure>.yaml is run by sims/<paper>.py.
+# One simulation module (or package) per paper in sims/: the ones that define EXPERIMENTS (the rule of
+# sims.cli.simulation_modules). A config paper_configs/<paper>_<figure>.yaml is run by sims/<paper>.
 # Results and figures live per scale (results/<scale>/, figures/out/<scale>/): one scale never
 # overwrites the other.
-SIM_INFRA := __init__ runtime config results cli data
-PAPERS := $(filter-out $(SIM_INFRA),$(basename $(notdir $(wildcard sims/*.py))))
+PAPERS := $(sort $(patsubst sims/%/__init__.py,%,$(patsubst sims/%.py,%,$(shell grep -l '^EXPERIMENTS\b' sims/*.py sims/*/__init__.py 2>/dev/null))))
+sim_files = $(wildcard sims/$(1).py sims/$(1)/*.py)
 NAMES := $(basename $(notdir $(wildcard paper_configs/*.yaml)))
 paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
 # Every theory file: a result's precise code hash (sims/cli.py) decides whether the sim really reruns.
@@ -29,6 +30,7 @@ THEORY := $(wildcard theory/*.py theory/*/*.py)
 help:
 	@echo "make test      run the test suite (creates .venv if missing)"
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
+	@echo "               one process per paper (make -j2 figures: two at a time); make figures-PAPER: one paper"
 	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
@@ -66,7 +68,7 @@ mutate: $(MUTATE_STAMP)
 	$(PY) -m tests.mutation $(PAPER)
 
 define figure_rules
-results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml sims/$(2).py $(THEORY) sims/runtime.py sims/data.py | $(STAMP)
+results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml $(call sim_files,$(2)) $(THEORY) sims/runtime.py sims/data.py | $(STAMP)
 	$(PY) -m sims.$(2) --config $$< --scale $(SCALE)
 	@touch $$@ results/$(SCALE)/$(1).json
 figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf &: results/$(SCALE)/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)
@@ -77,7 +79,15 @@ fig-$(1): figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf
 endef
 $(foreach n,$(NAMES),$(eval $(call figure_rules,$(n),$(call paper_of,$(n)))))
 
-figures: $(foreach n,$(NAMES),figures/out/$(SCALE)/$(n).png figures/out/$(SCALE)/$(n).pdf)
+# make figures: one process per paper (python -m figures.build), each running what is not current and
+# rendering what is not current; papers write disjoint files, so make -j2 figures runs two side by side.
+figures: $(foreach p,$(PAPERS),figures-$(p))
+define paper_rules
+figures-$(1): | $(STAMP)
+	@$(PY) -m figures.build $(1) --scale $(SCALE)
+.PHONY: figures-$(1)
+endef
+$(foreach p,$(PAPERS),$(eval $(call paper_rules,$(p))))
 
 clean:
 	rm -rf results reports figures/out

@@ -25,7 +25,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from sims import results  # noqa: E402
+from sims import cli, results  # noqa: E402
+from sims.config import ConfigError  # noqa: E402
 from sims.results import SCALES, ResultError  # noqa: E402
 
 
@@ -52,6 +53,27 @@ def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
     return written
 
 
+def _stale_reason(name: str, scale: str, results_dir: str) -> str | None:
+    """Why the saved result of a paper figure is not the one its config and today's code make (another
+    config with the same file name, a different scale's parameters, older code), or ``None``. Results
+    without a config in paper_configs/ (a user's own run) render as they are, stamped with their name."""
+    config = results.REPO / "paper_configs" / f"{name}.yaml"
+    folder = results.scale_dir(results_dir, scale)
+    if not config.is_file() or not all(f.exists() for f in results.paths(name, folder)):
+        return None  # render() says what is missing
+    try:
+        cfg, _ = cli.load_config(config, scale)
+        if results.is_current(name, cfg.hash(), results.code_hash(cli.code_files(cfg.sim)), folder):
+            return None
+        _, meta = results.load(name, folder)
+    except ConfigError as e:
+        return str(e)
+    except ResultError:
+        return None  # damaged: render() says so in one line
+    return (f"{folder}/{name} is not the result of paper_configs/{name}.yaml at today's code "
+            f"(made from {meta.get('config_path', '?')}, config hash {str(meta.get('config_hash', '?'))[:12]})")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m figures",
                                 description="Render one figure (PNG and PDF) from its saved result.")
@@ -69,6 +91,13 @@ def main(argv=None) -> int:
             print(f"error: {flag} needs a folder path, got an empty string", file=sys.stderr)
             return 2
     try:
+        stale = _stale_reason(a.name, a.scale, a.results)
+        if stale:
+            sim = yaml.safe_load((results.REPO / "paper_configs" / f"{a.name}.yaml").read_text())["sim"]
+            how = (f"make fig-{a.name} SCALE={a.scale}" if a.results == "results" else
+                   f"python -m sims.{sim} --config paper_configs/{a.name}.yaml --scale {a.scale} --out {a.results}")
+            print(f"error: {stale}; recompute: {how}", file=sys.stderr)
+            return 2
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
     except ResultError as e:

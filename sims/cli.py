@@ -19,6 +19,7 @@ import argparse
 import ast
 import dataclasses
 import importlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -60,6 +61,35 @@ class Context:
     mesh: Any
     parts: results.Parts
     summary: dict[str, Any]
+
+
+def simulation_modules() -> list[str]:
+    """Names of the simulation modules of ``sims/``, sorted: each module ``sims/<name>.py`` or package
+    ``sims/<name>/`` that assigns ``EXPERIMENTS`` at top level (read from the source, nothing imported).
+    The shared infrastructure (cli, config, data, results, runtime, ...) has no ``EXPERIMENTS``; the
+    Makefile's ``PAPERS`` applies the same rule with grep."""
+    sims = REPO / "sims"
+    out = []
+    for src in sorted([*sims.glob("*.py"), *sims.glob("*/__init__.py")]):
+        if re.search(r"^EXPERIMENTS\b", src.read_text(), flags=re.MULTILINE):
+            out.append(src.parent.name if src.name == "__init__.py" else src.stem)
+    return sorted(out)
+
+
+def figures_by_paper(configs: str | Path = CONFIGS) -> dict[str, list[str]]:
+    """``{paper: [figure names]}``: the configs in ``configs`` (``paper_configs/``) grouped by their ``sim``
+    key, names sorted; every simulation module is a key, even one without configs.
+
+    Raises:
+      ConfigError: a config cannot be read or has no ``sim`` string.
+    """
+    out: dict[str, list[str]] = {p: [] for p in simulation_modules()}
+    for path in sorted(Path(configs).glob("*.yaml")):
+        sim = read_yaml(path).get("sim")
+        if not isinstance(sim, str):
+            raise ConfigError(path, "sim", "a string naming a module in sims/", sim)
+        out.setdefault(sim, []).append(path.stem)
+    return out
 
 
 def _module(sim: str, path) -> Any:

@@ -543,24 +543,25 @@ def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
 
 
 def test_figures_render_headless_even_if_an_interactive_backend_is_asked_for(tmp_path):
-    """No display, MPLBACKEND pointing at a GUI backend: `python -m figures` still writes PNG and PDF."""
+    """No display, MPLBACKEND pointing at a GUI backend: `python -m figures` still writes PNG and PDF (a
+    user's own result, not a paper figure's: those must be current for their config to be rendered)."""
     import os
     import subprocess
     import sys
 
-    results.save("seesaw_large_batch", {"batch_sizes": np.array([4, 16]), "noise_vars": np.array([1.0]),
+    results.save("my_large_batch", {"batch_sizes": np.array([4, 16]), "noise_vars": np.array([1.0]),
                                         "cosine": np.ones((1, 2)), "seesaw": np.ones((1, 2)) * 1.1,
                                         "fixed_lr": np.ones((1, 2)) * 2, "b_noise": np.full((1, 2), 8.0)},
                  {"sim": "seesaw", "experiment": "large_batch", "scale": "quick", "git_commit": "x",
                   "device_count": 1, "config": {"total_samples": 10}}, tmp_path / "quick")
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["MPLBACKEND"] = "TkAgg"
-    r = subprocess.run([sys.executable, "-m", "figures", "seesaw_large_batch", "--results", str(tmp_path),
+    r = subprocess.run([sys.executable, "-m", "figures", "my_large_batch", "--results", str(tmp_path),
                         "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True,
                        cwd=results.REPO, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "out" / "quick" / "seesaw_large_batch.png").stat().st_size > 1000
-    assert (tmp_path / "out" / "quick" / "seesaw_large_batch.pdf").stat().st_size > 1000
+    assert (tmp_path / "out" / "quick" / "my_large_batch.png").stat().st_size > 1000
+    assert (tmp_path / "out" / "quick" / "my_large_batch.pdf").stat().st_size > 1000
 
 
 def test_lm_schedules_use_equal_tokens_and_fewer_steps():

@@ -1,0 +1,90 @@
+"""``python -m figures`` and ``python -m figures.build`` (what ``make figures`` runs, one process per paper),
+on the cheapest paper config (social_choice_ge_instance, under a second) copied to a temporary folder."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from figures import build
+from sims import cli, results
+
+REPO = results.REPO
+NAME = "social_choice_ge_instance"
+
+
+@pytest.fixture
+def configs(tmp_path):
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    shutil.copy(cli.CONFIGS / f"{NAME}.yaml", folder / f"{NAME}.yaml")
+    return folder
+
+
+def test_build_computes_then_skips_then_recomputes_a_damaged_result(tmp_path, configs):
+    kw = dict(results_dir=tmp_path / "r", out_dir=tmp_path / "o", configs=configs)
+    first = build.build(["social_choice"], "quick", **kw)
+    assert len(first) == 1 and first[0].startswith(f"[1/1] {NAME}: computed in ") and first[0].endswith("; rendered")
+    png = tmp_path / "o" / "quick" / f"{NAME}.png"
+    assert png.stat().st_size > 1000 and (tmp_path / "o" / "quick" / f"{NAME}.pdf").stat().st_size > 1000
+    assert build.build(["social_choice"], "quick", **kw) == [f"[1/1] {NAME}: current; figure current"]
+    npz, _ = results.paths(NAME, tmp_path / "r" / "quick")
+    npz.write_bytes(npz.read_bytes()[:40])  # truncated: not current, recomputed and rendered again
+    again = build.build(["social_choice"], "quick", **kw)
+    assert again[0].startswith(f"[1/1] {NAME}: computed in ") and again[0].endswith("; rendered")
+    results.load(NAME, tmp_path / "r" / "quick")
+
+
+def test_figures_by_paper_reads_the_sim_key_not_the_file_name(configs):
+    (configs / "odd_name.yaml").write_text((configs / f"{NAME}.yaml").read_text())
+    by = cli.figures_by_paper(configs)
+    assert by["social_choice"] == ["odd_name", NAME] and by["seesaw"] == []
+    (configs / "x.yaml").write_text("seed: 0\n")
+    with pytest.raises(cli.ConfigError, match="x.yaml"):
+        cli.figures_by_paper(configs)
+
+
+def test_every_paper_has_figures_and_every_config_belongs_to_a_paper():
+    papers = cli.simulation_modules()
+    assert "runtime" not in papers and "cli" not in papers and len(papers) == len(set(papers)) >= 7
+    by = cli.figures_by_paper()
+    assert sorted(by) == papers and all(by[p] for p in papers)
+    assert sorted(n for names in by.values() for n in names) == sorted(p.stem for p in cli.CONFIGS.glob("*.yaml"))
+
+
+def test_python_m_sims_lists_and_refuses_in_one_line():
+    r = _run("-m", "sims")
+    assert r.returncode == 0 and "social_choice: " in r.stdout and NAME in r.stdout
+    r = _run("-m", "sims", "social_choice_ge_instanc")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and f"did you mean '{NAME}'" in r.stderr
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=120)
+
+
+def test_build_refuses_an_unknown_paper_in_one_line():
+    r = _run("-m", "figures.build", "social_choise")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "did you mean 'social_choice'" in r.stderr
+
+
+def test_a_paper_figure_is_not_rendered_from_another_configs_result(tmp_path):
+    """A config outside paper_configs/ with a paper figure's file name (another seed) writes a result of that
+    name; `python -m figures` refuses to render it as the paper's figure (one line, exit 2)."""
+    cfg = yaml.safe_load((cli.CONFIGS / f"{NAME}.yaml").read_text())
+    cfg["seed"] = int(cfg.get("seed", 0)) + 1
+    own = tmp_path / f"{NAME}.yaml"
+    own.write_text(yaml.safe_dump(cfg))
+    cli.run_config(own, "quick", outdir=tmp_path / "r", quiet=True)
+    r = _run("-m", "figures", NAME, "--results", str(tmp_path / "r"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert f"is not the result of paper_configs/{NAME}.yaml" in r.stderr and str(own) in r.stderr
+    assert not (tmp_path / "o").exists()
+    cli.run_config(cli.CONFIGS / f"{NAME}.yaml", "quick", outdir=tmp_path / "r", quiet=True)
+    r = _run("-m", "figures", NAME, "--results", str(tmp_path / "r"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
