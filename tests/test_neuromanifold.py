@@ -523,6 +523,32 @@ def test_dimensions_experiment_toy(toy_ctx):
         sim.DimensionsParams(activations=("relu",))
 
 
+_VMAPPED_DYNAMICS = """
+from sims import runtime
+runtime.setup()
+import numpy as np
+import theory.neuromanifold as nm
+assert len(runtime.jax.devices()) == 2
+fn = nm.exposure_trial_fn(*nm.COMPARED_MLP, n_restarts=3, n_steps=30)
+out = runtime.map_seeds(fn, 7, 6, mesh=runtime.make_mesh())
+assert out["loss"].shape[0] == 6 and np.all(np.isfinite(out["loss"])), out["loss"]
+print("ok")
+"""
+
+
+def test_exposure_dynamics_vmapped_over_seeds_on_two_devices_finishes():
+    """Levenberg-Marquardt solves vmapped over seeds and sharded over 2 simulated CPU devices: the pattern
+    that hangs with LAPACK solves on 2 cores (theory.numerics.spd_solve has none); a hang fails here."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([sys.executable, "-c", _VMAPPED_DYNAMICS], env=env, capture_output=True, text=True,
+                       timeout=240, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
+
+
 def test_exposure_experiment_toy(toy_ctx):
     from sims import neuromanifold as sim
 

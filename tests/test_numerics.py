@@ -382,3 +382,55 @@ def test_float64_scope_whatever_the_process_setting():
             assert jnp.array(1.0).dtype == jnp.float64
             assert float(jnp.array(1.0) + tiny) == 1.0 + tiny
         assert jnp.array(1.0).dtype == jnp.float32  # restored on exit
+
+
+# --------------------------------------------------------------------------------------------------
+# Linear algebra under vmap: expected values from LAPACK (numpy), a different implementation.
+# --------------------------------------------------------------------------------------------------
+
+def _spd(rng, p, cond=1.0):
+    q, _ = np.linalg.qr(rng.normal(size=(p, p)))
+    return (q * np.geomspace(1.0, 1.0 / cond, p)) @ q.T + np.diag(rng.uniform(0, 0.1, p))
+
+
+@pytest.mark.parametrize("p", [1, 2, 5, 7])
+def test_cholesky_and_solves_match_lapack(p):
+    rng = np.random.default_rng(p)
+    A = np.stack([_spd(rng, p, cond) for cond in (1.0, 1e3, 1e6)])            # [3, p, p]
+    b = rng.normal(size=(3, p)) * 3.0
+    L, ok = jax.jit(jax.vmap(nx.cholesky))(jnp.asarray(A))
+    np.testing.assert_allclose(np.asarray(L), np.linalg.cholesky(A), rtol=1e-9, atol=1e-12)
+    assert np.all(np.asarray(ok))
+    want = np.linalg.solve(A, b[..., None])[..., 0]
+    x = jax.jit(jax.vmap(nx.spd_solve))(jnp.asarray(A), jnp.asarray(b))
+    y = jax.jit(jax.vmap(nx.chol_solve))(L, jnp.asarray(b))
+    for cond, got, got2, ref in zip((1.0, 1e3, 1e6), np.asarray(x), np.asarray(y), want):
+        # a backward-stable solve: relative error at most ~ cond * p * eps (1e-10 at cond 1e6, p 7)
+        tol = 10 * cond * p * np.finfo(float).eps
+        assert np.linalg.norm(got - ref) <= tol * np.linalg.norm(ref)
+        assert np.linalg.norm(got2 - ref) <= tol * np.linalg.norm(ref)
+
+
+def test_cholesky_reads_only_the_lower_triangle():
+    rng = np.random.default_rng(1)
+    A = _spd(rng, 4)
+    B = A + np.triu(rng.normal(size=(4, 4)), 1)                                # garbage above the diagonal
+    np.testing.assert_array_equal(np.asarray(nx.cholesky(jnp.asarray(B))[0]), np.asarray(nx.cholesky(jnp.asarray(A))[0]))
+
+
+@pytest.mark.parametrize("diag, pd", [([1.0, 2.0, -2.0, 3.0], False), ([1.0, 2.0, 0.0, 3.0], False),
+                                      ([2.0, 1.0, 3.0, 1e-300], True), ([-1.0, 2.0, 3.0, 4.0], False)])
+def test_indefinite_or_singular_is_flagged_and_solves_to_nan(diag, pd):
+    A = jnp.asarray(np.diag(diag))
+    assert bool(nx.cholesky(A)[1]) == pd
+    x = np.asarray(nx.spd_solve(A, jnp.ones(4)))
+    assert np.all(np.isfinite(x)) if pd else np.all(np.isnan(x))
+
+
+def test_pd_above_brackets_the_smallest_eigenvalue():
+    rng = np.random.default_rng(2)
+    A = np.stack([_spd(rng, 5, c) for c in (1.0, 10.0, 100.0)])
+    lam = np.linalg.eigvalsh(A)[:, 0]
+    f = jax.jit(jax.vmap(nx.pd_above))
+    assert np.all(np.asarray(f(jnp.asarray(A), jnp.asarray(lam * (1 - 1e-6)))))
+    assert not np.any(np.asarray(f(jnp.asarray(A), jnp.asarray(lam * (1 + 1e-6)))))

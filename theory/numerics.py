@@ -11,6 +11,9 @@ binomial standard errors, and the float64 policy.
 * **float64 policy** (:func:`float64`): exact claims compute under a local ``jax.enable_x64`` scope, so
   they are float64 whatever the process-wide setting and need no process setup; entry points still call
   ``sims.runtime.setup()`` so that simulations are float64 throughout.
+* **Linear algebra under vmap** (:func:`cholesky`, :func:`chol_solve`, :func:`spd_solve`,
+  :func:`pd_above`): plain jnp loops instead of LAPACK custom calls, which can deadlock when vmapped on
+  a 2-core CPU; every vmapped solve of the simulations goes through them.
 * **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
   :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
   never silently truncated to an integer; work that grows with an argument is refused up front, the
@@ -27,6 +30,7 @@ from typing import Literal
 
 import flint
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 PRIME = 2**31 - 1  # products of two residues fit in int64
@@ -228,3 +232,55 @@ def check_prime(p, name: str = "p", *, below: int) -> int:
     if not flint.fmpz(p).is_prime():
         raise ValueError(f"{name} must be a prime, got {p} (a composite modulus has no field ranks)")
     return p
+
+
+# Small dense linear algebra under vmap, one home for every simulation: plain jnp operations. jnp.linalg on CPU calls jaxlib's LAPACK kernels,
+# which split a batch over XLA's intra-op thread pool and wait for it; two such kernels running at once
+# in a vmapped graph can hold every pool thread (2 on a 2-core machine) and deadlock (seen with jaxlib
+# 0.10.2: both tf_XLAEigen threads blocked in ParallelBatchMap of dsyevd). These are fori_loops over the
+# (small) dimension p with no custom call (unrolled Python loops compiled 15x slower).
+
+
+def cholesky(A):
+    """``(L, ok)``: the lower Cholesky factor ``L [p, p]`` (``A = L L^T``) of a symmetric ``A [p, p]`` and
+    whether every pivot was positive (A positive definite up to rounding). Only the lower triangle of A
+    is read. Plain jnp in a ``fori_loop`` over columns (no LAPACK call), so jit- and vmap-safe on CPU;
+    where a pivot is not positive ``ok`` is False and L is not a factor."""
+    p = A.shape[-1]
+    rows = jnp.arange(p)
+
+    def col(j, carry):
+        L, ok = carry
+        lj = L[j]  # row j: only its first j entries are set so far
+        s = A[j, j] - lj @ lj
+        ok = ok & (s > 0)
+        d = jnp.sqrt(jnp.where(s > 0, s, 1.0))
+        c = (A[:, j] - L @ lj) / d
+        return L.at[:, j].set(jnp.where(rows > j, c, jnp.where(rows == j, d, 0.0))), ok
+
+    return jax.lax.fori_loop(0, p, col, (jnp.zeros_like(A), jnp.asarray(True)))
+
+
+def chol_solve(L, b):
+    """``x [p]`` solving ``L L^T x = b`` for a lower-triangular ``L [p, p]`` with non-zero diagonal and
+    ``b [p]``, by forward then back substitution (plain jnp, ``fori_loop``; vmap-safe)."""
+    p = L.shape[-1]
+    # unset entries are 0, so full dot products only see the already solved ones
+    y = jax.lax.fori_loop(0, p, lambda i, y: y.at[i].set((b[i] - L[i] @ y) / L[i, i]), jnp.zeros_like(b))
+    return jax.lax.fori_loop(0, p, lambda k, x: x.at[p - 1 - k].set(
+        (y[p - 1 - k] - L[:, p - 1 - k] @ x) / L[p - 1 - k, p - 1 - k]), jnp.zeros_like(b))
+
+
+def spd_solve(A, b):
+    """``x [p]`` solving ``A x = b`` for a symmetric positive definite ``A [p, p]`` and ``b [p]``, by
+    :func:`cholesky` (plain jnp, vmap-safe on CPU where ``jnp.linalg.solve`` under vmap can deadlock);
+    all NaN where A is not positive definite, so a caller can reject the step with ``isfinite``."""
+    L, ok = cholesky(A)
+    return jnp.where(ok, chol_solve(L, b), jnp.nan)
+
+
+def pd_above(A, c):
+    """Whether ``A - c I`` is positive definite, for a symmetric ``A [p, p]`` and a scalar ``c`` (one
+    :func:`cholesky`; plain jnp, vmap-safe): a certificate that every eigenvalue of A exceeds c, up to
+    the rounding of one Cholesky factorisation."""
+    return cholesky(A - c * jnp.eye(A.shape[-1], dtype=A.dtype))[1]

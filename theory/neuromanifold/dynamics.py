@@ -21,7 +21,7 @@ from theory.neuromanifold.architectures import (
 )
 from theory.neuromanifold.dimension import monomial_basis
 from theory.neuromanifold.networks import network_apply
-from theory.numerics import check_int, check_limit, check_real
+from theory.numerics import check_int, check_limit, check_real, spd_solve
 
 
 def coefficient_projector(kind: str, shape: Any, activation_coeffs, seed: int = 0):
@@ -54,7 +54,9 @@ def _levenberg_marquardt(resid, theta0, n_steps: int):
         J = jax.jacfwd(resid)(th)
         A = J.T @ J
         g = J.T @ r
-        d = jnp.linalg.solve(A + lam * (jnp.diag(jnp.diag(A)) + 1e-12 * jnp.eye(th.shape[0])), -g)
+        # SPD for lam > 0 (A = J^T J is PSD); a Cholesky in plain jnp, since this runs vmapped (a failed
+        # factorisation gives NaN, rejected below like a step that does not lower the loss)
+        d = spd_solve(A + lam * (jnp.diag(jnp.diag(A)) + 1e-12 * jnp.eye(th.shape[0])), -g)
         new = th + d
         better = jnp.sum(resid(new) ** 2) < jnp.sum(r ** 2)
         better = better & jnp.all(jnp.isfinite(new))

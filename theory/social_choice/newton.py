@@ -1,5 +1,5 @@
-"""The certified Newton fit of a smooth loss (JAX: jit-able, vmap-able): Cholesky-based linear algebra in
-plain jnp, the damped Newton iteration and the certificate ``|theta_hat - theta*| <= |grad| / mu`` over a
+"""The certified Newton fit of a smooth loss (JAX: jit-able, vmap-able): the damped Newton iteration (its
+linear algebra is the vmap-safe Cholesky of :mod:`theory.numerics`) and the certificate ``|theta_hat - theta*| <= |grad| / mu`` over a
 ball, which the exact minimiser must lie in. Used by :func:`theory.social_choice.model.fit_rows` and by
 the simulations."""
 
@@ -11,53 +11,8 @@ import jax
 import jax.numpy as jnp
 
 from theory.social_choice.losses import SMOOTH_LOSSES, _d2_min, d2loss, dloss, ell
+from theory.numerics import chol_solve, cholesky, pd_above, spd_solve  # noqa: F401 - re-exported
 from theory.social_choice.rows import EPS
-
-# Small dense linear algebra in plain jnp operations. jnp.linalg on CPU calls jaxlib's LAPACK kernels,
-# which split a batch over XLA's intra-op thread pool and wait for it; two such kernels running at once
-# in a vmapped graph can hold every pool thread (2 on a 2-core machine) and deadlock (seen with jaxlib
-# 0.10.2: both tf_XLAEigen threads blocked in ParallelBatchMap of dsyevd). These are fori_loops over the
-# (small) dimension p with no custom call (unrolled Python loops compiled 15x slower).
-
-
-def cholesky(A):
-    """``(L, ok)``: the lower Cholesky factor of a symmetric ``[p, p]`` matrix and whether every pivot was
-    positive (A positive definite up to rounding). Plain jnp in a ``fori_loop`` over columns, vmap-able."""
-    p = A.shape[-1]
-    rows = jnp.arange(p)
-
-    def col(j, carry):
-        L, ok = carry
-        lj = L[j]  # row j: only its first j entries are set so far
-        s = A[j, j] - lj @ lj
-        ok = ok & (s > 0)
-        d = jnp.sqrt(jnp.where(s > 0, s, 1.0))
-        c = (A[:, j] - L @ lj) / d
-        return L.at[:, j].set(jnp.where(rows > j, c, jnp.where(rows == j, d, 0.0))), ok
-
-    return jax.lax.fori_loop(0, p, col, (jnp.zeros_like(A), jnp.asarray(True)))
-
-
-def _chol_solve(L, b):
-    """Solve ``L L^T x = b`` by forward and back substitution (plain jnp, ``fori_loop``)."""
-    p = L.shape[-1]
-    # unset entries are 0, so full dot products only see the already solved ones
-    y = jax.lax.fori_loop(0, p, lambda i, y: y.at[i].set((b[i] - L[i] @ y) / L[i, i]), jnp.zeros_like(b))
-    return jax.lax.fori_loop(0, p, lambda k, x: x.at[p - 1 - k].set(
-        (y[p - 1 - k] - L[:, p - 1 - k] @ x) / L[p - 1 - k, p - 1 - k]), jnp.zeros_like(b))
-
-
-def spd_solve(A, b):
-    """Solve ``A x = b`` for symmetric positive definite ``A [p, p]`` by :func:`cholesky` (plain jnp);
-    NaN where A is not positive definite."""
-    L, ok = cholesky(A)
-    return jnp.where(ok, _chol_solve(L, b), jnp.nan)
-
-
-def pd_above(A, c):
-    """Whether ``A - c I`` is positive definite (one :func:`cholesky`; plain jnp, vmap-able)."""
-    return cholesky(A - c * jnp.eye(A.shape[-1], dtype=A.dtype))[1]
-
 
 def eigmin_lower(A, iters: int = 8):
     """A certified lower bound on the smallest eigenvalue of a symmetric ``[p, p]`` matrix (plain jnp,
@@ -70,7 +25,7 @@ def eigmin_lower(A, iters: int = 8):
     v = 1.0 + jnp.arange(p, dtype=A.dtype) / (p + 1.0)  # fixed start, not orthogonal to typical vectors
 
     def step(_, v):
-        v = _chol_solve(L, v)
+        v = chol_solve(L, v)
         return v / jnp.linalg.norm(v)
 
     v = jax.lax.fori_loop(0, iters, step, v)
