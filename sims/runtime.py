@@ -99,20 +99,30 @@ def _check_n_seeds(n_seeds: int) -> None:
         raise ValueError(f"n_seeds must be in [1, 2**31 - 1] (seed indices are int32), got {n_seeds}")
 
 
+def padded_rows(n: int, mesh) -> np.ndarray:
+    """Row indices ``0..n-1`` padded by repeating the last to a multiple of the mesh size: ``[padded]``
+    int64. The one padding rule of every sharded batch (:func:`seed_indices`, :func:`map_batch`)."""
+    size = mesh.devices.size
+    return np.minimum(np.arange(-(-n // size) * size), n - 1)
+
+
+def shard_rows(a, mesh) -> jax.Array:
+    """``a [n, ...]`` padded by :func:`padded_rows` and sharded over the ``"seeds"`` axis of ``mesh``
+    (across processes too): ``[padded, ...]``."""
+    a = np.asarray(a)[padded_rows(np.shape(a)[0], mesh)]
+    return jax.make_array_from_callback(a.shape, NamedSharding(mesh, P(AXIS)), lambda s: a[s])
+
+
 def seed_indices(n: int, mesh) -> tuple[jax.Array, int]:
-    """Seed indices 0..n-1, padded (by repeating the last) to a multiple of the mesh size and sharded
-    over the ``"seeds"`` axis (across processes too). Returns ``(indices [padded], padded)``.
+    """Seed indices 0..n-1 (int32), padded (by repeating the last) to a multiple of the mesh size and
+    sharded over the ``"seeds"`` axis (across processes too). Returns ``(indices [padded], padded)``.
 
     Raises:
       ValueError: ``n`` is not in ``[1, 2**31 - 1]``.
     """
     _check_n_seeds(n)
-    size = mesh.devices.size
-    padded = -(-n // size) * size
-    idx = np.minimum(np.arange(padded), n - 1).astype(np.int32)  # padding may pass 2**31 - 1; n - 1 not
-    sharding = NamedSharding(mesh, P(AXIS))
-    arr = jax.make_array_from_callback((padded,), sharding, lambda s: idx[s])
-    return arr, padded
+    arr = shard_rows(np.arange(n, dtype=np.int32), mesh)
+    return arr, arr.shape[0]
 
 
 def to_host(tree):
@@ -123,7 +133,8 @@ def to_host(tree):
 
 
 def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None) -> Any:
-    """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, with the seed axis sharded over ``mesh``.
+    """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, with the seed axis sharded over ``mesh``:
+    :func:`map_batch` over the seed indices, each turned into its key by :func:`seed_key`.
 
     Args:
       fn: per-seed function of a key and shared (replicated) arguments, returning a pytree of arrays.
@@ -136,18 +147,8 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
       ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``.
     """
     _check_n_seeds(n_seeds)
-    mesh = mesh if mesh is not None else make_mesh()
-    idx, _ = seed_indices(n_seeds, mesh)
-    out_sharding = NamedSharding(mesh, P(AXIS))
-
-    @jax.jit
-    def run(idx, *args):
-        keys = jax.vmap(lambda i: seed_key(seed, i))(idx)
-        out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(keys, *args)
-        return jax.lax.with_sharding_constraint(out, out_sharding)
-
-    out = to_host(run(idx, *args))
-    return jax.tree.map(lambda a: a[:n_seeds], out)
+    return map_batch(lambda i, *a: fn(seed_key(seed, i), *a), np.arange(n_seeds, dtype=np.int32), *args,
+                     mesh=mesh)
 
 
 def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
@@ -174,20 +175,14 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
         raise ValueError(f"batch needs leaves with one common, non-zero leading axis, got sizes {sizes}")
     n = sizes.pop()
     mesh = mesh if mesh is not None else make_mesh()
-    padded = -(-n // mesh.devices.size) * mesh.devices.size
     sharding = NamedSharding(mesh, P(AXIS))
-    rows = np.minimum(np.arange(padded), n - 1)
-
-    def put(a):
-        a = np.asarray(a)[rows]
-        return jax.make_array_from_callback(a.shape, sharding, lambda s: a[s])
 
     @jax.jit
     def run(b, *args):
         out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
         return jax.lax.with_sharding_constraint(out, sharding)
 
-    out = to_host(run(jax.tree.map(put, batch), *args))
+    out = to_host(run(jax.tree.map(lambda a: shard_rows(a, mesh), batch), *args))
     return jax.tree.map(lambda a: a[:n], out)
 
 

@@ -88,3 +88,17 @@ def test_a_paper_figure_is_not_rendered_from_another_configs_result(tmp_path):
     cli.run_config(cli.CONFIGS / f"{NAME}.yaml", "quick", outdir=tmp_path / "r", quiet=True)
     r = _run("-m", "figures", NAME, "--results", str(tmp_path / "r"), "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
+
+
+def test_figures_cli_names_an_unknown_figure(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path)],
+                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    line = r.stderr.strip()
+    assert r.returncode == 2 and len(line.splitlines()) == 1
+    assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
+    assert "did you mean 'nc_forgetting_lda'?" in line
+    # a known figure without its result names the simulation that makes it (no placeholder left)
+    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path)],
+                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "python -m sims.nc_forgetting --config paper_configs/nc_forgetting_lda.yaml" \
+        in r.stderr and "<paper>" not in r.stderr

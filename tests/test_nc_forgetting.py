@@ -8,7 +8,6 @@ example for the toolkit and the simulation helpers, none of which needs a long t
 - The probe is scikit-learn's LogisticRegression(C=10, max_iter=5000) (raw and standardised); the Gaussian
   heads are scikit-learn's LDA(solver='lsqr') and the explicit nearest-mean rule with the identity.
 - The linear-feature model and the replay SNR formula: tests/test_nc_forgetting_theory.py.
-- ``sims.runtime.map_batch`` equals a Python loop, and is identical on 8 simulated devices vs 1.
 - Buffers, calibration rows, logit masks and head accuracy on hand-made inputs; one tiny end-to-end
   training through ``train_grid`` (same initialisation per seed index, bitwise reruns).
 
@@ -18,10 +17,6 @@ networks of the sims train in float32.
 
 from fractions import Fraction
 import itertools
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -38,7 +33,6 @@ from sims import nc_forgetting as S
 from sims import runtime
 from theory import nc_forgetting as th
 
-REPO = Path(__file__).resolve().parent.parent
 HYP = settings(max_examples=25, deadline=None, derandomize=True)
 
 
@@ -453,82 +447,6 @@ def test_radial_correction_and_mean_norm_ratio():
 
 
 # --------------------------------------------------------------------------------------------------
-# sims.runtime.map_batch
-# --------------------------------------------------------------------------------------------------
-
-
-def _per_item(item, shift):
-    """A per-run function with its own randomness (from the seed index it holds) and some arithmetic."""
-    k = runtime.seed_key(5, item["seed"])
-    draw = jax.random.normal(k, (3,))
-    return {"draw": draw, "value": jnp.tanh(item["x"] @ item["x"] * item["scale"]) + shift,
-            "index": item["seed"] * 2}
-
-
-def _batch(n=5):
-    rng = np.random.default_rng(0)
-    return {"seed": np.arange(n, dtype=np.int32)[::-1].copy(), "x": rng.standard_normal((n, 4)),
-            "scale": rng.uniform(0.1, 1.0, n)}
-
-
-def test_map_batch_equals_a_python_loop():
-    batch = _batch()
-    out = runtime.map_batch(_per_item, batch, 0.25)
-    for i in range(5):
-        one = _per_item(jax.tree.map(lambda a, i=i: a[i], batch), 0.25)
-        np.testing.assert_array_equal(out["draw"][i], np.asarray(one["draw"]))
-        np.testing.assert_allclose(out["value"][i], np.asarray(one["value"]), rtol=1e-14)
-        assert out["index"][i] == 2 * batch["seed"][i]
-    # an item's output does not depend on the rest of the batch
-    part = runtime.map_batch(_per_item, jax.tree.map(lambda a: a[1:3], batch), 0.25)
-    np.testing.assert_array_equal(part["draw"], out["draw"][1:3])
-
-
-def test_map_batch_refuses_empty_or_ragged_batches():
-    with pytest.raises(ValueError, match="common, non-zero leading axis"):
-        runtime.map_batch(_per_item, {"seed": np.zeros(0, np.int32), "x": np.zeros((0, 4)),
-                                      "scale": np.zeros(0)}, 0.0)
-    with pytest.raises(ValueError, match="common, non-zero leading axis"):
-        runtime.map_batch(_per_item, {"seed": np.arange(3, dtype=np.int32), "x": np.zeros((4, 4)),
-                                      "scale": np.ones(3)}, 0.0)
-    with pytest.raises(ValueError, match="common, non-zero leading axis"):
-        runtime.map_batch(_per_item, {}, 0.0)
-    with pytest.raises(ValueError, match="common, non-zero leading axis"):
-        runtime.map_batch(_per_item, {"seed": np.int32(1), "x": np.zeros((1, 4)), "scale": np.ones(1)}, 0.0)
-
-
-_MAP_BATCH_SCRIPT = """
-import sys
-import numpy as np
-from sims import runtime
-runtime.setup()
-import jax
-from tests.test_nc_forgetting import _batch, _per_item
-assert jax.device_count() == 8
-res = {}
-for size in (8, 3, 1):  # 5 items: padded on 8 and on 3 devices
-    out = runtime.map_batch(_per_item, _batch(), 0.25, mesh=runtime.make_mesh(size))
-    for k, v in out.items():
-        res[f"{k}{size}"] = v
-np.savez(sys.argv[1], **res)
-"""
-
-
-def test_map_batch_is_identical_on_eight_simulated_devices(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu", "PBE_PROGRESS": "0",
-           "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-    r = subprocess.run([sys.executable, "-c", _MAP_BATCH_SCRIPT, str(tmp_path / "mb.npz")], env=env,
-                       capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
-    assert r.returncode == 0, r.stderr[-3000:]
-    res = dict(np.load(tmp_path / "mb.npz"))
-    here = runtime.map_batch(_per_item, _batch(), 0.25)  # this process: one device
-    for size in (8, 3, 1):
-        np.testing.assert_array_equal(res[f"draw{size}"], here["draw"])
-        np.testing.assert_array_equal(res[f"index{size}"], here["index"])
-        np.testing.assert_allclose(res[f"value{size}"], here["value"], rtol=1e-14, atol=0)
-
-
-# --------------------------------------------------------------------------------------------------
 # sims/nc_forgetting helpers (no training)
 # --------------------------------------------------------------------------------------------------
 
@@ -754,17 +672,3 @@ def test_repeated_sweep_entries_are_refused():
         S.SweepParams(settings=("cil", "cil"))
     with pytest.raises(ValueError, match="needs runs with a held-out buffer"):
         S.SweepParams(head_correction="calibration")
-
-
-def test_figures_cli_names_an_unknown_figure(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path)],
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
-    line = r.stderr.strip()
-    assert r.returncode == 2 and len(line.splitlines()) == 1
-    assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
-    assert "did you mean 'nc_forgetting_lda'?" in line
-    # a known figure without its result names the simulation that makes it (no placeholder left)
-    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path)],
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
-    assert r.returncode == 2 and "python -m sims.nc_forgetting --config paper_configs/nc_forgetting_lda.yaml" \
-        in r.stderr and "<paper>" not in r.stderr
