@@ -96,29 +96,39 @@ def plot_mirror(a: dict, meta: dict):
 
 
 def plot_training(a: dict, meta: dict):
-    """Validation MDM loss against steps for every seed: standard (one mask), MultiSample-2 (two
-    independent masks, MIRROR's cost) and P-POTS + MIRROR."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    """Validation MDM loss against steps (mean over seeds) and the final loss per seed of each trained method:
+    standard (one mask), P-POTS, MIRROR, P-POTS + MIRROR (the methods Tables 1 and 2 rank), MultiSample-2
+    (two independent masks, MIRROR's cost) and the thinned control."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
     steps = a["steps"]
-    methods = (("standard", "C0", "standard (1 mask)"), ("multisample2", "C2", "MultiSample-2 (2 masks)"),
-               ("pots_mirror", "C3", "P-POTS + MIRROR (2 masks)"))
+    methods = (("standard", "C0", "standard (1 mask)"), ("pots", "C1", "P-POTS (1 mask)"),
+               ("mirror", "C4", "MIRROR (2 masks)"), ("pots_mirror", "C3", "P-POTS + MIRROR (2 masks)"),
+               ("multisample2", "C2", "MultiSample-2 (2 masks)"), ("thinned", "C7", "thinned (control, 1 mask)"))
+    methods = tuple(x for x in methods if f"{x[0]}_val_loss" in a)
+    base = a["standard_val_loss"][:, -1]
     for j, (m, c, lab) in enumerate(methods):
         v = a[f"{m}_val_loss"]
-        for i, row in enumerate(v):
-            ax1.plot(steps[1:], row[1:], color=c, alpha=0.7, label=lab if i == 0 else None)
-        ax2.plot(np.full(v.shape[0], j), v[:, -1], "o", color=c)
+        mean, se = v[:, 1:].mean(0), v[:, 1:].std(0, ddof=1) / np.sqrt(v.shape[0])
+        ax1.errorbar(steps[1:] + 2.0 * (j - 2.5), mean, yerr=2 * se, color=c, marker="o", ms=3, capsize=2, label=lab)
+        d = v[:, -1] - base
+        ax2.plot(np.full(d.size, j), d, "o", color=c, alpha=0.6, ms=4)
+        se = np.std(d, ddof=1) / np.sqrt(d.size)
+        ax2.errorbar(j + 0.2, d.mean(), yerr=2 * se, fmt="s", color="k", ms=4, capsize=3)
+    ax2.axhline(0.0, color="0.5", lw=0.8)
     ax1.set_xlabel("step")
-    ax1.set_ylabel("validation MDM loss (nats/char)")
-    ax1.legend(fontsize=8)
-    ax2.set_xticks(range(len(methods)), [lab.replace(" (", "\n(") for _, _, lab in methods], fontsize=8)
-    ax2.set_xlim(-0.5, len(methods) - 0.5)
-    ax2.set_ylabel("final validation loss per seed")
+    ax1.set_ylabel("validation MDM loss (nats/char)\nmean +- 2 SE over seeds")
+    ax1.legend(fontsize=7)
+    ax2.set_xticks(range(len(methods)), [lab.replace(" (", "\n(").replace(" + ", "\n+ ") for _, _, lab in methods],
+                   fontsize=7)
+    ax2.set_xlim(-0.5, len(methods) - 0.3)
+    ax2.set_ylabel("final loss - standard's, per seed (lower: better)")
     gm = lambda x, y: np.exp(np.mean(np.log(a[f"grad_var_{x}"]) - np.log(a[f"grad_var_{y}"])))  # noqa: E731
     c = meta["config"]
-    ax2.set_title(f"gradient variance (geo. mean over seeds): MS-2 / P+M = {gm('multisample2', 'pots_mirror'):.2f}, "
-                  f"std / P+M = {gm('standard', 'pots_mirror'):.2f}", fontsize=9)
-    fig.suptitle(f"small MDMs on stdlib source: {c['n_seeds']} seeds, {c['steps']} steps, d_model {c['d_model']}",
-                 fontsize=10)
+    ax2.set_title(f"black: mean +- 2 SE (paired); gradient variance (geo. mean): MS-2 / P+M = "
+                  f"{gm('multisample2', 'pots_mirror'):.2f}, std / P+M = {gm('standard', 'pots_mirror'):.2f}",
+                  fontsize=8)
+    fig.suptitle(f"small MDMs on stdlib source: {c['n_seeds']} seeds, {c['steps']} steps, batch {c['batch']}, "
+                 f"context {c['seq_len']}, d_model {c['d_model']}", fontsize=10)
     fig.tight_layout()
     return fig
 

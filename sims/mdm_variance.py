@@ -12,8 +12,9 @@ Experiments (``paper_configs/mdm_variance_*.yaml``):
 - ``mirror``: MIRROR's A ratio and pair correlation against t (oracle and context-free), MultiSample-2 at
   equal cost, and the decomposition under each pairing.
 - ``training``: small flax transformer MDMs on the Python standard library's source (characters, read at
-  run time) from several seeds, standard (one mask), standard with two independent masks (MultiSample-2,
-  MIRROR's cost) and P-POTS + MIRROR: validation NELBO and gradient variance.
+  run time) from several seeds: standard (one mask), P-POTS, MIRROR and P-POTS + MIRROR (the methods
+  Tables 1 and 2 rank), two independent masks (MultiSample-2, MIRROR's cost) and a thinned control:
+  validation NELBO per seed and gradient variance.
 """
 
 from __future__ import annotations
@@ -502,36 +503,43 @@ def _model_token_logp(model, params, x0, mask) -> jax.Array:
     return jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
 
 
-# "multisample2": t ~ U[eps, 1] and two independent masks averaged, two forward passes per sample: the
-# compute-matched baseline of MIRROR's pair (Sec. 4.2 compares MIRROR with one mask; at equal cost the
-# fair baseline draws the second mask independently).
-METHODS_TRAIN = ("standard", "multisample2", "pots_mirror")
-# Estimators whose one-sample gradient variance is measured: the three trained ones and the control, the
-# standard estimator with each masked token's term kept with probability 1/2 and doubled (unbiased, and
-# its variance exceeds the standard one's by the added thinning noise: just outside "lowers variance").
-GRAD_METHODS = METHODS_TRAIN + ("thinned",)
+# The trained estimators (Sec. 4.1, 4.2, 5; Table 1 and Table 2 rank the first four):
+#   standard: t ~ U[eps, 1], one mask; pots: t from the P-POTS density (weight u / p(t)), one mask;
+#   mirror: t ~ U[eps, 1], MIRROR's complementary pair (two forward passes); pots_mirror: both;
+#   multisample2: t ~ U[eps, 1] and two independent masks averaged, two forward passes: the compute-matched
+#     baseline of MIRROR's pair (at equal cost the fair baseline draws the second mask independently);
+#   thinned: the standard estimator with each masked token's term kept with probability 1/2 and doubled
+#     (unbiased, one forward pass, its variance above the standard one's by the added thinning noise): the
+#     case just outside "lowers the variance" that the ordering and variance checks must reject.
+# Every method sees the same windows, the same first uniform per token and (uniform-t methods) the same t.
+METHODS_TRAIN = ("standard", "pots", "mirror", "pots_mirror", "multisample2", "thinned")
+# Estimators whose one-sample gradient variance is measured: all of them.
+GRAD_METHODS = METHODS_TRAIN
 
 
 def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
-    """Seeds x {standard, MultiSample-2, P-POTS + MIRROR} small MDMs on stdlib source; validation NELBO and
-    gradient variance.
+    """Seeds x {standard, P-POTS, MIRROR, P-POTS + MIRROR, MultiSample-2, thinned} small MDMs on stdlib
+    source; validation NELBO and gradient variance.
 
-    Source: Sec. 4.1, 4.2 and 5 (Table 1's setting at CPU scale),
+    Source: Sec. 4.1, 4.2 and 5 (the methods Table 1 and Table 2 rank, at CPU scale),
     ``paper_configs/mdm_variance_training.yaml``. Data: :func:`stdlib_text`, the last ``p.val_frac`` held
     out; random windows of ``p.seq_len`` characters. AdamW (lr ``p.lr``, clip 1.0, linear decay to 0),
     batch ``p.batch`` windows, ``p.steps`` steps; seed i starts from the same init and sees the same
-    windows under every method (paired). ``standard``: t ~ U[eps, 1], one mask. ``multisample2``: t ~
-    U[eps, 1], the mean over two independent masks (two forward passes, MIRROR's cost). ``pots_mirror``: t
-    from the P-POTS bin density (weights u/p(t)) and MIRROR's complementary pair (two forward passes);
-    the density is estimated once, before its runs (as the paper fits it once from the model it
-    fine-tunes), from the final model of one more standard run, seed index ``p.n_seeds`` (the
-    calibration seed), disjoint from the seeds 0..n_seeds-1 that are compared. Validation: the MDM loss on ``p.val_windows``
-    windows with ``p.val_draws`` fixed (t, mask) draws each (common random numbers across runs).
+    windows under every method (paired). The estimators (:data:`METHODS_TRAIN`): ``standard``: t ~ U[eps,
+    1], one mask. ``pots``: t from the P-POTS bin density (weights u/p(t)), one mask. ``mirror``: t ~
+    U[eps, 1], MIRROR's complementary pair (two forward passes). ``pots_mirror``: P-POTS t and MIRROR's
+    pair. ``multisample2``: t ~ U[eps, 1], the mean over two independent masks (two forward passes,
+    MIRROR's cost). ``thinned``: one mask, each masked token's term kept with probability 1/2 and doubled
+    (the control: unbiased, more variance). The P-POTS density is estimated once, before its runs (as the
+    paper fits it once from the model it fine-tunes), from the final model of one more standard run, seed
+    index ``p.n_seeds`` (the calibration seed), disjoint from the seeds 0..n_seeds-1 that are compared.
+    Validation: the MDM loss on ``p.val_windows`` windows with ``p.val_draws`` fixed (t, mask) draws each
+    (common random numbers across runs).
 
-    Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``):
-      methods [3]; steps [e + 1]: step of each evaluation (0 first).
+    Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``, ``k = len(METHODS_TRAIN)`` = 6):
+      methods [k]; steps [e + 1]: step of each evaluation (0 first).
       {method}_val_loss [s, e + 1]: validation MDM loss (nats per character).
-      grad_var_{m} [s] for m in GRAD_METHODS (standard, multisample2, pots_mirror, thinned): trace of the
+      grad_var_{m} [s] for m in GRAD_METHODS (= METHODS_TRAIN): trace of the
         covariance of the one-sample gradient estimator, at the final standard model of each seed (same
         parameters and the same (x0, t, first mask) draws across methods: paired, common random numbers).
       loss_var_{m} [s]: variance of the one-sample loss value, same setting.
@@ -563,23 +571,25 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
         return jnp.mean(jax.vmap(lambda x, ts, ms: jax.vmap(lambda t, m: fn(x, t, m))(ts, ms))(val_toks, vt, vm))
 
     def estimator(params, key, method, sampler):
-        """One-sample loss estimate of ``method`` on one random window."""
+        """One-sample loss estimate of ``method`` (one of METHODS_TRAIN) on one random window."""
         kx, kt, km = jax.random.split(key, 3)
         x0 = windows(kx, 1)[0]
         fn = _model_loss_fn(model, params)
-        if method in ("standard", "multisample2", "thinned"):
-            t = th.uniform_t(kt, (), p.eps)
-            m = jax.random.uniform(km, (L,)) < t
-            if method == "standard":
-                return fn(x0, t, m)
-            if method == "multisample2":
-                m2 = jax.random.uniform(jax.random.fold_in(km, 2), (L,)) < t
-                return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
+        if method in ("pots", "pots_mirror"):
+            t, w = sampler(kt, ())
+        else:
+            t, w = th.uniform_t(kt, (), p.eps), 1.0
+        if method in ("mirror", "pots_mirror"):
+            m1, m2 = th.mirror_masks(km, t, L)
+            return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
+        m = jax.random.uniform(km, (L,)) < t
+        if method == "multisample2":
+            m2 = jax.random.uniform(jax.random.fold_in(km, 2), (L,)) < t
+            return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
+        if method == "thinned":
             keep = jax.random.uniform(jax.random.fold_in(km, 1), (L,)) < 0.5
             return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
-        t, w = sampler(kt, ())
-        m1, m2 = th.mirror_masks(km, t, L)
-        return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
+        return w * fn(x0, t, m)
 
     def train_runs(method, sampler, n):
         def one(i):
@@ -623,15 +633,16 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges, p.n_per_bin)
     probs = th.pots_bin_probs(edges, mom["m2"])
     sampler = th.binned_sampler(edges, probs)
-    _, pm_vals = train_runs("pots_mirror", sampler, p.n_seeds)
-    _, ms_vals = train_runs("multisample2", None, p.n_seeds)
+    vals = {"standard": std_vals}
+    for m in METHODS_TRAIN[1:]:
+        vals[m] = train_runs(m, sampler, p.n_seeds)[1]
     gkey = jax.random.fold_in(jax.random.key(seed), 99)
     gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
         std_params, jnp.arange(p.n_seeds)) for m in GRAD_METHODS}
     dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
                        n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
-           "standard_val_loss": std_vals, "pots_mirror_val_loss": pm_vals, "multisample2_val_loss": ms_vals,
+           **{f"{m}_val_loss": vals[m] for m in METHODS_TRAIN},
            "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}
     for m in GRAD_METHODS:
         out[f"grad_var_{m}"] = np.asarray(gv[m][0])

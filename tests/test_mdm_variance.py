@@ -266,3 +266,9 @@ def test_training_runs_at_toy_size(toy_ctx):
     assert out["standard_val_loss"].shape == (2, 3) and np.all(np.isfinite(out["pots_mirror_val_loss"]))
     assert out["grad_var_thinned"].shape == (2,) and np.all(out["grad_var_thinned"] > 0)
     assert out["multisample2_val_loss"].shape == (2, 3) and np.all(out["grad_var_multisample2"] > 0)
+    assert list(out["methods"]) == list(sim.METHODS_TRAIN)
+    for m in ("pots", "mirror", "thinned"):
+        assert out[f"{m}_val_loss"].shape == (2, 3) and np.all(np.isfinite(out[f"{m}_val_loss"]))
+    # every method starts from the same initialisation: the step-0 validation losses agree exactly
+    for m in sim.METHODS_TRAIN:
+        np.testing.assert_array_equal(out[f"{m}_val_loss"][:, 0], out["standard_val_loss"][:, 0])

@@ -480,3 +480,71 @@ def test_gradient_decomposition_fails_when_the_direct_trace_is_larger():
 def test_gradient_decomposition_fails_when_rate_and_data_noise_outweigh_a():
     ev = _decide(GRAD_ID, "mdm_variance_decomposition", *_gradient(mdm_sds=(0.3, 0.4, 0.4)))
     assert ev.decisions[0].decision == "holds" and ev.decisions[2].decision == "fails" and ev.verdict == "fails"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Table 1 and Table 2 orderings (final validation loss, seed-paired)
+# ---------------------------------------------------------------------------------------------------
+
+T1_ID, T2_ID = "mdm_variance.table1_ordering", "mdm_variance.table2_ordering"
+PAPER_ORDER = {"standard": 0.0, "pots": -0.01, "mirror": -0.02, "pots_mirror": -0.03, "multisample2": -0.015,
+               "thinned": 0.01}  # shifts of the final loss: the order Table 2 reports, thinned worst
+
+
+def _orderings(shift=PAPER_ORDER, n=12, noise=0.002, seed_sd=0.02, seed=0) -> tuple[dict, dict]:
+    """Validation losses ``[n, 3]`` per method: 6.0 at step 0, then a per-seed level shared by every method
+    (sd ``seed_sd``: what pairing removes) plus the method's ``shift`` plus independent noise."""
+    rng = np.random.default_rng(seed)
+    level = 3.1 + seed_sd * rng.standard_normal((n, 1))
+    a = {f"{m}_val_loss": np.concatenate([np.full((n, 1), 6.0), level + s + noise * rng.standard_normal((n, 2))], 1)
+         for m, s in shift.items()}
+    meta = {"config": {"steps": 240, "batch": 4, "seq_len": 24, "d_model": 32}, "seed": 0, "scale": "quick",
+            "seed_axes": {k: 0 for k in a}}
+    return a, meta
+
+
+def test_table_orderings_hold_in_the_papers_order_and_reject_the_thinned_control():
+    for cid in (T1_ID, T2_ID):
+        ev = _decide(cid, "mdm_variance_training", *_orderings())
+        assert ev.verdict == "holds" and all(d.decision == "holds" for d in ev.decisions)
+        assert len(ev.controls) == 1 and ev.controls[0].rejected
+    assert len(_decide(T1_ID, "mdm_variance_training", *_orderings()).decisions) == 5
+    assert len(_decide(T2_ID, "mdm_variance_training", *_orderings()).decisions) == 3
+
+
+def test_table1_fails_when_p_pots_ranks_below_standard():
+    ev = _decide(T1_ID, "mdm_variance_training", *_orderings({**PAPER_ORDER, "pots": 0.01}))
+    bad = [d for d in ev.decisions if d.decision == "fails"]
+    assert ev.verdict == "fails" and [d.name.split(" ranks")[0] for d in bad] == ["P-POTS"]
+
+
+def test_table2_alone_fails_when_p_pots_outranks_mirror():
+    # Table 1 does not rank P-POTS against MIRROR (its columns disagree); Table 2 puts MIRROR above P-POTS
+    order = {**PAPER_ORDER, "pots": -0.02, "mirror": -0.01}
+    assert _decide(T1_ID, "mdm_variance_training", *_orderings(order)).verdict == "holds"
+    ev = _decide(T2_ID, "mdm_variance_training", *_orderings(order))
+    assert ev.verdict == "fails" and [d.decision for d in ev.decisions] == ["holds", "fails", "holds"]
+
+
+def test_table_orderings_are_inconclusive_when_the_seeds_cannot_decide():
+    ev = _decide(T1_ID, "mdm_variance_training", *_orderings(n=4, noise=0.05))
+    assert ev.verdict == "inconclusive" and any(d.decision == "inconclusive" for d in ev.decisions)
+
+
+def test_table_orderings_fail_when_the_thinned_control_also_ranks_above_standard():
+    ev = _decide(T1_ID, "mdm_variance_training", *_orderings({**PAPER_ORDER, "thinned": -0.01}))
+    assert all(d.decision == "holds" for d in ev.decisions) and not ev.controls[0].rejected
+    assert ev.verdict == "fails"
+
+
+def test_ordering_decision_pairs_the_seeds_on_the_student_t_interval():
+    import scipy.stats
+    # a common per-seed level 10 times the method gap: only the paired comparison resolves the gap
+    a, _ = _orderings(seed_sd=0.1, noise=0.002)
+    f = C.final_val_loss(a)
+    d = C.ordering_decision(f, "mirror", "standard")
+    diff = f["standard"] - f["mirror"]
+    lo = diff.mean() - scipy.stats.t.ppf(0.975, diff.size - 1) * diff.std(ddof=1) / np.sqrt(diff.size)
+    assert d.statistic == pytest.approx(diff.mean(), rel=1e-12) and lo > 0 and d.decision == "holds"
+    shuffled = {**f, "mirror": f["mirror"][np.roll(np.arange(f["mirror"].size), 1)]}  # pairs broken
+    assert C.ordering_decision(shuffled, "mirror", "standard").decision == "inconclusive"
