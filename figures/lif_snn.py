@@ -74,15 +74,37 @@ def plot_depth(a: dict, meta: dict):
                 axes[0].errorbar(n, per[:, :, j].mean(1), yerr=_se(per[:, :, j], 1), fmt="s:", ms=3, lw=0.8,
                                  color=cmap(j / max(1, depths.size)), capsize=1,
                                  label=f"fixed ν = {float(a['fixed_nu']):g}" if j == 0 else None)
+        drop = a.get("per_network_dropout")
+        if drop is not None and drop.size:  # input dropout on the same networks and x (depth panel)
+            per = drop[list(a["kinds"]).index(kind), ..., t_idx]  # [W, N, R, D]
+            for r, q in enumerate(a["dropout_rates"].tolist()):
+                axes[1].errorbar(depths, per[-1, :, r].mean(0), yerr=_se(per[-1, :, r]), fmt="x" + ls, ms=4, lw=0.8,
+                                 color=plt.get_cmap("cool")(r / max(1, a["dropout_rates"].size - 1)), capsize=1,
+                                 label=f"{kind} dropout {q:g} (n={int(n[-1])})")
         mid = n.size // 2
         for j, L in enumerate(depths.tolist()):
             col = cmap(j / max(1, depths.size))
             axes[2].errorbar(steps, ens[mid, j], yerr=se[mid, j], fmt=ls, color=col, capsize=1,
                              lw=1.2 if kind == "slif" else 0.8, label=f"L={L}" if kind == "slif" else None)
-    axes[0].set_xscale("log")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("width n")
-    axes[0].set_title(f"ENS vs width (T = {t_idx + 1})", fontsize=9)
+    drop = a.get("per_network_dropout")
+    if n.size == 1 and drop is not None and drop.size:  # one width: the perturbations side by side at L = max
+        axes[0].clear()
+        cases = [("flips", a["per_network"][..., -1, t_idx])]
+        if np.asarray(a["per_network_fixed"]).size:
+            cases.append((f"flips {float(a['fixed_nu']):g}", a["per_network_fixed"][..., -1, t_idx]))
+        cases += [(f"dropout {q:g}", drop[:, :, :, r, -1, t_idx]) for r, q in enumerate(a["dropout_rates"].tolist())]
+        for k, kind in enumerate(a["kinds"].tolist()):
+            per = [v[k, 0] for _, v in cases]
+            axes[0].bar(np.arange(len(cases)) + 0.4 * k, [v.mean() for v in per], 0.4, yerr=[_se(v) for v in per],
+                        capsize=2, color="C0" if kind == "slif" else "C3", label=kind)
+        axes[0].set_xticks(np.arange(len(cases)) + 0.2, [name for name, _ in cases], fontsize=7)
+        axes[0].set_title(f"L = {int(depths[-1])}, n = {int(n[0])}, T = {t_idx + 1}: flips at ν = "
+                          f"{c['nu_scale']:g} and dropout", fontsize=9)
+    else:
+        axes[0].set_xscale("log")
+        axes[0].set_yscale("log")
+        axes[0].set_xlabel("width n")
+        axes[0].set_title(f"ENS vs width (T = {t_idx + 1})", fontsize=9)
     axes[1].set_xticks(depths)
     axes[1].set_xlabel("depth L (L − 1 hidden layers + readout)")
     axes[1].set_title(f"ENS vs depth (T = {t_idx + 1})", fontsize=9)
@@ -93,9 +115,11 @@ def plot_depth(a: dict, meta: dict):
         ax.set_ylabel("ENS at ν = 1/√n" if rule == "sqrt" else "ENS at ν' = 1/(√n ln n)" if rule == "sqrt_log"
                       else f"ENS at ν = {c['nu_scale']:g}")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Random binary classifiers: sIF solid, IF dashed; θ = {c['theta']}, β = {c['beta']}, "
-                 f"{c['n_networks']} networks × {c['pairs']} pairs per point (±SE over networks); ties → class 0",
-                 fontsize=9)
+    k_out = int(a["n_out"]) if "n_out" in a else 2
+    kind_of = "binary" if k_out == 2 else f"{k_out}-class"
+    fig.suptitle(f"Random {kind_of} classifiers: sIF solid, IF dashed; θ = {c['theta']}, β = {c['beta']}, "
+                 f"{c['n_networks']} networks × {c['pairs']} pairs per point (±SE over networks); ties → class 0"
+                 + (" (the lowest index)" if k_out > 2 else ""), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -174,5 +198,69 @@ def plot_training(a: dict, meta: dict):
     return fig
 
 
+def _loglog_slope(n, m, s):
+    """Weighted log-log slope and its delta-method SE (the claims' fit, for the picture only)."""
+    lx, ly, w = np.log(n), np.log(m), (m / s) ** 2
+    xm = np.sum(w * lx) / np.sum(w)
+    sxx = np.sum(w * (lx - xm) ** 2)
+    return np.sum(w * (lx - xm) * ly) / sxx, 1 / np.sqrt(sxx)
+
+
+def plot_time_varying(a: dict, meta: dict):
+    """Theorem 1 for input sequences: flip probability per step against n (time-varying vs static input,
+    beta = 1, with the fixed-nu control), the fitted width exponent per step, and beta = 0.5 vs beta = 1."""
+    c = meta["config"]
+    n, steps, betas = a["widths"], a["steps"], a["betas"].tolist()
+    b1 = betas.index(1.0) if 1.0 in betas else 0
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.3))
+    for name, ls, lab in (("dynamic", "-", "time-varying"), ("static", "--", "static")):
+        for j, col in ((0, "C0"), (steps.size - 1, "C3")):
+            per = a[f"{name}_per_seed"][:, b1, :, j]
+            axes[0].errorbar(n, per.mean(0), yerr=_se(per), fmt="o" + ls, ms=3, capsize=2, color=col,
+                             label=f"{lab}, t={int(steps[j])}")
+        per = a[f"{name}_fixed_per_seed"][:, b1, :, -1]
+        axes[0].errorbar(n, per.mean(0), yerr=_se(per), fmt="s" + ls, ms=3, capsize=2, color="0.5", lw=0.8,
+                         label=f"{lab}, t={int(steps[-1])}, fixed ν = {float(a['fixed_nu']):.3g}")
+    if np.all(np.isfinite(a["static_exact"])):
+        axes[0].plot(n, a["static_exact"][:, 0], "k:", lw=1, label="static exact, t=1")
+    axes[0].set_xscale("log")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("n")
+    axes[0].set_ylabel("P[s_t(x) ≠ s_t(y)]")
+    axes[0].set_title(f"β = 1, ν = {c['nu_scale']:g}/√n per step", fontsize=9)
+    ln = np.log(n.astype(float))
+    bound = np.polyfit(ln, -0.25 * ln + np.log(ln), 1)[0]
+    for b, beta in enumerate(betas):
+        for name, fmt in (("dynamic", "o-"), ("static", "s--")):
+            per = a[f"{name}_per_seed"][:, b]
+            m, s = per.mean(0), _se(per)
+            fits = np.array([_loglog_slope(n, m[:, t], s[:, t]) for t in range(steps.size)])
+            axes[1].errorbar(steps + 0.1 * b, fits[:, 0], yerr=fits[:, 1], fmt=fmt, ms=3, capsize=2,
+                             color=f"C{2 * b + (name == 'static')}",
+                             label=f"{'time-varying' if name == 'dynamic' else 'static'}, β = {beta:g}")
+    axes[1].axhline(-0.25, color="k", lw=0.8, ls=":", label="−1/4 (static bound)")
+    axes[1].axhline(bound, color="k", lw=0.8, ls="-.", label=f"n^(−1/4) ln n fit ({bound:.3f})")
+    axes[1].set_xlabel("step t")
+    axes[1].set_ylabel("fitted width exponent (±SE)")
+    axes[1].set_title("rate in n per step", fontsize=9)
+    lo, hi = axes[1].get_ylim()
+    axes[1].set_ylim(lo, hi + 0.6 * (hi - lo))  # room for the legend above the curves
+    if len(betas) > 1:
+        for i in (0, n.size - 1):
+            for b, beta in enumerate(betas):
+                per = a["static_per_seed"][:, b, i]
+                axes[2].errorbar(steps, per.mean(0), yerr=_se(per), fmt="o-" if b == b1 else "s--", ms=3, capsize=2,
+                                 color="C0" if i == 0 else "C3", label=f"static, β = {beta:g}, n = {int(n[i])}")
+        axes[2].set_xlabel("step t")
+        axes[2].set_ylabel("P[s_t(x) ≠ s_t(y)]")
+        axes[2].set_title("static input: leak β = 0.5 vs β = 1", fontsize=9)
+    for ax in axes:
+        ax.legend(fontsize=7, ncol=2 if ax is axes[1] else 1, loc="upper right" if ax is axes[1] else "best")
+    fig.suptitle(f"One random neuron, θ = {c['theta']}, {a['static_per_seed'].shape[0]} seeds × "
+                 f"{int(a['pairs_per_seed'])} pairs per point (±SE over seeds)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 PLOTS = {"single_neuron": plot_single_neuron, "depth": plot_depth, "spectrum": plot_spectrum,
-         "training": plot_training}
+         "training": plot_training, "time_varying": plot_time_varying}

@@ -269,6 +269,59 @@ def test_fixed_rate_control_shares_networks_and_inputs():
     np.testing.assert_array_equal(np.asarray(r["disagree"]), np.asarray(r["disagree_fixed"]))
 
 
+def test_dropout_changes_only_bits_that_are_on_and_nests():
+    """Dropout sets a selected bit to its 'off' value: a -1 stays -1, a +1 selected by u < q turns -1; rates
+    nest (every bit dropped at q is dropped at 2q)."""
+    x = jnp.array([1.0, 1.0, -1.0, -1.0, 1.0])
+    u = jnp.array([0.01, 0.5, 0.01, 0.5, 0.07])
+    assert sim.dropout(u, x, 0.05).tolist() == [-1.0, 1.0, -1.0, -1.0, 1.0]
+    assert sim.dropout(u, x, 0.1).tolist() == [-1.0, 1.0, -1.0, -1.0, -1.0]
+    assert th.encode_input(sim.dropout(u, x, 0.1), "lif").tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_dropout_rates_and_classes_in_the_depth_experiment():
+    """Dropout on the same networks and x, and a k-class readout: ``[0]`` lists no dropout; a rate equal to the
+    main flip rate on an all-(+1) input perturbs exactly as the flips do; with 4 outputs the tie share counts
+    the inputs whose largest count is attained twice or more."""
+    p = sim.DepthParams(widths=(16,), max_depth=2, T=3, kinds=("slif",), n_networks=2, pairs=8, dropout_rates=(0.0,))
+    assert p.dropouts == () and "disagree_dropout" not in sim.depth_network(jax.random.key(1), n=16, nu=0.25, p=p,
+                                                                            kind="slif")
+    p = sim.DepthParams(widths=(16,), max_depth=2, T=3, kinds=("slif",), n_networks=2, pairs=64, n_out=4,
+                        dropout_rates=(0.25, 0.5))
+    r = sim.depth_network(jax.random.key(1), n=16, nu=0.25, p=p, kind="slif")
+    assert r["disagree_dropout"].shape == (2, 2, 3) and r["tie"].shape == (2, 3)
+    c = sim.every_depth_counts(jax.random.key(2), jnp.ones((5, 16)), 2, 0.5, 1.0, 3, "slif", n_out=4)
+    assert c.shape == (2, 3, 5, 4)
+    counts = jnp.array([[2, 2, 1, 0], [1, 3, 3, 3], [0, 1, 2, 3]])
+    assert th.classify(counts).tolist() == [0, 1, 3]  # ties to the lowest index
+
+
+def test_rate_codes_and_sign_sequences():
+    assert sim.rate_code(0.01) == 655 and sim.rate_code(0.1) == 6554 and sim.rate_code(0.5) == 32768
+    x = np.asarray(sim.sign_sequences(jax.random.key(0), (64, 3, 70)))
+    assert x.shape == (64, 3, 70) and set(np.unique(x)) == {-1.0, 1.0}
+    assert abs(x.mean()) < 4 / math.sqrt(x.size)  # fair signs (4 SE)
+
+
+def test_time_varying_seed_shares_draws_and_matches_the_static_law():
+    """At t = 1 the time-varying and static neurons see the same currents (equal shares); with the control at
+    the main rate the control repeats the main shares; the static share at beta = 1 matches the exact static
+    probability (z-test at 4 SE over 8 seeds of 64 x 64 pairs, n = 50, nu = 0.2: the exact value differs from
+    the t = 1 value by several SE at t >= 2, so a wrong reset or leak is caught)."""
+    p = sim.TimeVaryingParams(widths=(50,), T=4, betas=(1.0, 0.5), n_seeds=8, neurons_per_seed=64,
+                              sequences_per_seed=64)
+    code = sim.rate_code(0.2)
+    r = jax.vmap(lambda k: sim.time_varying_seed(k, n=50, p=p, codes=(code, code)))(
+        jax.random.split(jax.random.key(4), 8))
+    r = {k: np.asarray(v) for k, v in r.items()}
+    np.testing.assert_array_equal(r["dynamic"][..., 0], r["static"][..., 0])
+    np.testing.assert_array_equal(r["dynamic"], r["dynamic_fixed"])
+    exact = th.static_flip_probabilities(50, 0.5, code / 2**16, 4)
+    st = r["static"][:, 0]
+    z = (st.mean(0) - exact) / (st.std(0, ddof=1) / math.sqrt(8))
+    assert np.all(np.abs(z) < 4), z
+
+
 def test_drive_pairs_have_the_right_second_moments():
     n, nu, m = 400, 0.05, 1 << 16
     tabs = sim.neuron_tables(n, nu, n + 1)
@@ -330,6 +383,11 @@ TOY = {
                           "networks_per_call": 2},
     "lif_snn_training": {"tasks": ["digits2", "parity"], "kinds": ["slif"], "steps": 20, "n_seeds": 2,
                          "ns_pairs": 64, "batch": 32, "hidden": 8, "T": 3},
+    "lif_snn_time_varying": {"widths": [50, 400], "T": 3, "n_seeds": 4, "neurons_per_seed": 8,
+                             "sequences_per_seed": 8, "seeds_per_call": 2},
+    "lif_snn_leaky": {"widths": [32], "max_depth": 3, "T": 3, "n_networks": 4, "pairs": 4, "networks_per_call": 2},
+    "lif_snn_multiclass": {"widths": [16, 32], "max_depth": 2, "T": 3, "n_networks": 4, "pairs": 4,
+                           "networks_per_call": 2},
 }
 
 
@@ -342,7 +400,9 @@ def _toy_config(tmp_path, name):
     return cfg
 
 
-@pytest.mark.parametrize("name", ["lif_snn_single_neuron", "lif_snn_spectrum",
+@pytest.mark.parametrize("name", ["lif_snn_single_neuron", "lif_snn_spectrum", "lif_snn_time_varying",
+                                  pytest.param("lif_snn_leaky", marks=pytest.mark.slow),
+                                  pytest.param("lif_snn_multiclass", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_depth", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_corollary", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_training", marks=pytest.mark.slow)])

@@ -622,3 +622,20 @@ def theorem2_width_exponent(L) -> float:
     L = 1, 2, 3). Raises ValueError: ``L < 1``. Source: Araya et al., Theorem 2; brief §3."""
     L = check_int(L, "L", ge=1)
     return -1.0 / 2 ** (2 * L + 2)
+
+
+def theorem1_width_exponent(widths, static: bool) -> float:
+    """The power of ``n`` of Theorem 1's bound ``C (1 + theta) t^2 sqrt(nu) log n`` at ``nu = c / sqrt(n)``,
+    fitted over ``widths`` as a least-squares slope of its logarithm on ``log n`` (the constants drop out):
+    ``-1/4`` exactly for static input (the log n factor dropped), and the slope of ``n^(-1/4) ln n`` over
+    ``widths`` for input sequences (``-1/4 + 1/ln n`` locally; about -0.10 over n = 10^2..10^4).
+
+    Args: widths: ``[W]`` input dimensions, at least two distinct values, each ``>= 2``; static: bool.
+    Raises: ValueError: fewer than two distinct widths or a width < 2.
+    Source: Araya et al., Theorem 1 (input sequences; the log n factor dropped for static input)."""
+    n = np.asarray(widths, np.float64)
+    if n.ndim != 1 or np.unique(n).size < 2 or np.any(n < 2):
+        raise ValueError(f"widths must hold at least two distinct values >= 2, got {widths}")
+    ln = np.log(n)
+    y = -0.25 * ln + (0.0 if static else np.log(ln))
+    return float(np.polyfit(ln, y, 1)[0])
