@@ -19,7 +19,7 @@ endif
 # sims.cli.simulation_modules). A config paper_configs/<paper>_<figure>.yaml is run by sims/<paper>.
 # Results and figures live per scale (results/<scale>/, figures/out/<scale>/): one scale never
 # overwrites the other.
-PAPERS := $(sort $(patsubst sims/%/__init__.py,%,$(patsubst sims/%.py,%,$(shell grep -l '^EXPERIMENTS\b' sims/*.py sims/*/__init__.py 2>/dev/null))))
+PAPERS := $(sort $(patsubst sims/%.py,%,$(patsubst sims/%/__init__.py,%,$(shell grep -l '^EXPERIMENTS\b' sims/*.py sims/*/__init__.py 2>/dev/null))))
 sim_files = $(wildcard sims/$(1).py sims/$(1)/*.py)
 NAMES := $(basename $(notdir $(wildcard paper_configs/*.yaml)))
 paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))

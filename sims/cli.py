@@ -112,9 +112,9 @@ def load_config(path: str | Path, scale: str = "quick") -> tuple[RunConfig, Any]
     return load(path, scale, schemas, sim=sim), mod
 
 
-def _theory_modules(path: Path) -> set[str]:
-    """Top-level ``theory`` modules a source file imports (``from theory import x``, ``import theory.x``,
-    ``from theory.x import y``)."""
+def _imported(path: Path, package: str) -> set[str]:
+    """Top-level modules of ``package`` (``theory`` or ``sims``) that a source file imports (``from
+    package import x``, ``import package.x``, ``from package.x import y``)."""
     try:
         tree = ast.parse(path.read_text())
     except (OSError, SyntaxError):
@@ -123,30 +123,42 @@ def _theory_modules(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             parts = node.module.split(".")
-            if parts[0] == "theory":
+            if parts[0] == package:
                 out |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
         elif isinstance(node, ast.Import):
-            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("theory.")}
+            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith(f"{package}.")}
     return out
+
+
+# sims modules that keep books (configs, results, the command line) and compute nothing a result holds
+BOOKKEEPING = {"cli", "config", "results"}
+
+
+def _files_of(root: Path, name: str) -> list[Path]:
+    """``root/<name>.py``, or every file of the package ``root/<name>/``."""
+    return [root / f"{name}.py"] if (root / f"{name}.py").is_file() else sorted((root / name).rglob("*.py"))
 
 
 def code_files(sim: str) -> list[Path]:
     """Sources whose change invalidates a result: the sim module (every file of it when it is a package
-    ``sims/<sim>/``), the runtime, the shared data and numerics, and every theory module or package the
-    sim imports (and that those import).
-    Claims and figures are not among them."""
-    theory = REPO / "theory"
-    package = REPO / "sims" / sim
-    own = sorted(package.rglob("*.py")) if package.is_dir() else [REPO / "sims" / f"{sim}.py"]
-    files = own + [REPO / "sims" / "runtime.py", REPO / "sims" / "data.py", theory / "numerics.py"]
-    todo, seen = list(own), set()
+    ``sims/<sim>/``), the shared numerics, every other sims module it imports that computes (the
+    runtime, data, models; not the bookkeeping of :data:`BOOKKEEPING`), and every theory module or
+    package these import (and that those import). Claims and figures are not among them."""
+    theory, sims = REPO / "theory", REPO / "sims"
+    files = _files_of(sims, sim) + [theory / "numerics.py"]
+    todo, seen = list(files), {"theory": {"numerics"}, "sims": {sim}}
     while todo:
-        for name in _theory_modules(todo.pop()) - seen:
-            seen.add(name)
-            found = [theory / f"{name}.py"] if (theory / f"{name}.py").is_file() else sorted(
-                (theory / name).rglob("*.py"))
-            files += found
-            todo += found
+        path = todo.pop()
+        found = []
+        for name in _imported(path, "theory") - seen["theory"]:
+            seen["theory"].add(name)
+            found += _files_of(theory, name)
+        if path.is_relative_to(sims):
+            for name in _imported(path, "sims") - BOOKKEEPING - seen["sims"]:
+                seen["sims"].add(name)
+                found += _files_of(sims, name)
+        files += found
+        todo += found
     return sorted(set(files))
 
 

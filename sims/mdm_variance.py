@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,6 +29,7 @@ import optax
 from sims import cli, runtime
 from sims.config import param
 from sims.data import stdlib_text
+from sims.models import TransformerParams
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -438,13 +438,12 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
 
 
 @dataclasses.dataclass(frozen=True)
-class TrainingParams:
-    n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
-    val_frac: float = param(0.1, gt=0, lt=0.5)
-    seq_len: int = param(32, ge=4)
+class TrainingParams(TransformerParams):
+    seq_len: int = param(32, ge=4, doc="tokens per training window")
     d_model: int = param(32, ge=8)
     n_heads: int = param(2, ge=1)
-    n_layers: int = param(2, ge=1)
+    n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
+    val_frac: float = param(0.1, gt=0, lt=0.5)
     batch: int = param(16, ge=1)
     steps: int = param(400, ge=2)
     lr: float = param(3e-3, gt=0)
@@ -457,37 +456,8 @@ class TrainingParams:
     n_per_bin: int = param(256, ge=2)
     grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance")
 
-    def __post_init__(self):
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
-
 
 MASK = 256  # the mask token; bytes are 0..255
-
-
-def _denoiser(p: TrainingParams):
-    """Bidirectional transformer denoiser (flax): 257-symbol embedding (bytes + mask), learned positions,
-    ``p.n_layers`` pre-LayerNorm blocks (full attention, GELU MLP 4x), readout over 256 bytes.
-    ``[batch, seq_len]`` int -> ``[batch, seq_len, 256]`` logits."""
-
-    class Block(nn.Module):
-        @nn.compact
-        def __call__(self, x):
-            x = x + nn.MultiHeadDotProductAttention(num_heads=p.n_heads, dtype=jnp.float32,
-                                                    param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
-            h = nn.Dense(4 * p.d_model, param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
-            return x + nn.Dense(p.d_model, param_dtype=jnp.float32)(nn.gelu(h))
-
-    class Denoiser(nn.Module):
-        @nn.compact
-        def __call__(self, tokens):
-            x = nn.Embed(MASK + 1, p.d_model, param_dtype=jnp.float32)(tokens)
-            x = x + self.param("pos", nn.initializers.normal(0.02), (p.seq_len, p.d_model), jnp.float32)
-            for _ in range(p.n_layers):
-                x = Block()(x)
-            return nn.Dense(256, param_dtype=jnp.float32)(nn.LayerNorm(param_dtype=jnp.float32)(x))
-
-    return Denoiser()
 
 
 def _model_loss_fn(model, params) -> th.LossFn:
@@ -554,7 +524,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     val = text[cut:].astype(np.int32)
     starts = np.linspace(0, val.size - p.seq_len - 1, p.val_windows).astype(np.int64)
     val_toks = jnp.asarray(np.stack([val[s:s + p.seq_len] for s in starts]))
-    model = _denoiser(p)
+    model = p.model(vocab=MASK + 1, n_out=256, causal=False)  # bytes + the mask token in, byte logits out
     opt = optax.chain(optax.clip_by_global_norm(1.0),
                       optax.adamw(optax.linear_schedule(p.lr, 0.0, p.steps), b1=0.9, b2=0.95, weight_decay=0.0))
     L = p.seq_len

@@ -7,8 +7,10 @@ be tested in milliseconds; ``toy_ctx`` builds the :class:`sims.cli.Context` an e
 
 import dataclasses
 import os
+import queue
 import subprocess
 import sys
+import threading
 import types
 from pathlib import Path
 
@@ -82,19 +84,44 @@ def toy_ctx(tmp_path):
     return make
 
 
+STARTUP_S = 180.0  # allowance for the fresh interpreter to import its prelude (JAX) on a loaded machine
+
+
 def statement_outcomes(prelude: str, stmts: list[str], timeout: float = 20) -> list[str]:
     """Run each statement after ``prelude`` in one fresh interpreter (4 GiB address space); the outcome of
-    each is ``'returned'`` (or what it printed) or ``'ExcType: message'``. A statement still running at
-    ``timeout`` fails the test, naming it: the shared check that public functions finish in bounded time
-    or refuse, naming their limit."""
+    each is ``'returned'`` (or what it printed) or ``'ExcType: message'``. A statement still running
+    ``timeout`` seconds after the previous one finished fails the test, naming it: the shared check that
+    public functions finish in bounded time or refuse, naming their limit. The prelude (imports) has
+    its own allowance, :data:`STARTUP_S`, so a slow start-up is not taken for a hanging statement."""
+    done = "__statement_done__"
     body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
-                   f"else:\n    print('returned', flush=True)\n" for s in stmts)
-    code = "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n" + prelude + body
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                           cwd=Path(__file__).resolve().parents[1], check=False)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        pytest.fail(f"{stmts[len(out.splitlines())]!r} still running after {timeout} s")
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.splitlines()
+                   f"else:\n    print('returned', flush=True)\nprint({done!r}, flush=True)\n" for s in stmts)
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n" + prelude
+            + f"\nprint({done!r}, flush=True)\n" + body)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=Path(__file__).resolve().parents[1])
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(ln.rstrip("\n")) for ln in proc.stdout] + [lines.put(None)],
+                     daemon=True).start()
+    out: list[str] = []
+    for k in range(-1, len(stmts)):  # -1: the prelude
+        limit = STARTUP_S if k < 0 else timeout
+        while True:
+            try:
+                ln = lines.get(timeout=limit)
+            except queue.Empty:
+                proc.kill()
+                what = "the prelude" if k < 0 else repr(stmts[k])
+                pytest.fail(f"{what} still running after {limit} s")
+            if ln is None:
+                err = proc.stderr.read()
+                proc.wait()
+                pytest.fail(f"the interpreter exited (status {proc.returncode}) during "
+                            f"{'the prelude' if k < 0 else repr(stmts[k])}: {err[-3000:]}")
+            if ln == done:
+                break
+            if k >= 0:
+                out.append(ln)
+    proc.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr.read()[-3000:]
+    return out

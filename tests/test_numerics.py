@@ -291,8 +291,14 @@ def test_check_real_refuses(x, exc):
 def test_check_real_bounds(x, bound, ok):
     if ok:
         assert nx.check_real(x, "lr", **bound) == x
-    else:
-        with pytest.raises(ValueError, match="lr"):
+    elif math.isnan(x):
+        with pytest.raises(ValueError, match="^lr must be finite"):
+            nx.check_real(x, "lr", **bound)
+    else:  # the message names the bound violated
+        op, value = next((k, v) for k, v in bound.items()
+                         if not {"gt": x > v, "ge": x >= v, "lt": x < v, "le": x <= v}[k])
+        sign = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}[op]
+        with pytest.raises(ValueError, match=f"^lr must be {sign} {value}, got "):
             nx.check_real(x, "lr", **bound)
 
 
@@ -331,6 +337,8 @@ def test_check_limit():
         assert "the number of paths" in str(e.value)
     with pytest.raises(ValueError, match="12,345,678.*MAX_N = 1,000"):
         nx.check_limit(12_345_678, 1000, "MAX_N", "x")
+    with pytest.raises(ValueError, match=r"^x is 1\.5e\+20, above the limit MAX_N = 1,000$"):  # a float count
+        nx.check_limit(1.5e20, 1000, "MAX_N", "x")
 
 
 def test_check_prime_against_sympy():
