@@ -246,9 +246,13 @@ def test_json_writer_never_emits_nan():
 
 def test_code_hash_covers_sim_theory_and_runtime_not_claims():
     files = {p.relative_to(REPO).as_posix() for p in cli.code_files("seesaw")}
-    assert {"sims/seesaw.py", "sims/runtime.py", "theory/numerics.py"} <= files
-    assert any(f.startswith("theory/seesaw") for f in files)
-    assert not any(f.startswith("claims/") for f in files)
+    # every file of the sim package, the shared modules it imports that compute, the theory it uses
+    assert {f"sims/seesaw/{m}.py" for m in ("__init__", "lm", "recursion", "schedules")} <= files
+    assert {"sims/runtime.py", "sims/data.py", "sims/models.py", "theory/numerics.py", "theory/seesaw.py"} <= files
+    # not the bookkeeping (command line, configs, results files), the claims or the figures
+    assert not any(f.startswith(("claims/", "figures/")) or f in ("sims/cli.py", "sims/config.py", "sims/results.py")
+                   for f in files)
+    assert "sims/models.py" not in {p.relative_to(REPO).as_posix() for p in cli.code_files("relu_dag")}
     # Theory modules the sim imports count too, transitively (lif_snn's theory imports theory.boolean).
     assert "theory/boolean.py" in {p.relative_to(REPO).as_posix() for p in cli.code_files("lif_snn")}
 

@@ -400,7 +400,7 @@ def test_adam_sqrt_line_reports_aggressive_line_members_without_deciding_them():
 
 
 # ---------------------------------------------------------------------------------------------------
-# The Fig. 2 schedules (sims/seesaw.py)
+# The Fig. 2 schedules (sims/seesaw/schedules.py)
 # ---------------------------------------------------------------------------------------------------
 
 

@@ -399,7 +399,7 @@ def discrete_serial_step_reduction(shape: str, gamma: float, *, final_lr_frac=0.
 
 
 # ---------------------------------------------------------------------------------------------------
-# Monte Carlo SGD on the same model (the runtime shards seeds; see sims/seesaw.py)
+# Monte Carlo SGD on the same model (the runtime shards seeds; see sims/seesaw/recursion.py)
 # ---------------------------------------------------------------------------------------------------
 
 
