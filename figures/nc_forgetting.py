@@ -58,6 +58,8 @@ def plot_buffer_sweep(a: dict, meta: dict):
             for h, sched in enumerate(a["schedules"]):
                 ls = "-" if sched == "concat" else "--"
                 for arr, col, lab in ((a["head_acc"], "C3", "shallow (head)"), (a["probe_acc"], "C0", "deep (probe)")):
+                    if not np.any(np.isfinite(arr[d, s, h])):  # probes not fitted (measure_probes: false)
+                        continue
                     m, se = _mean_se(_forgetting(arr[d, s, h]), axis=1)
                     ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, lw=1.2, color=col, capsize=2,
                                 label=f"{lab}, {sched}")
@@ -68,27 +70,57 @@ def plot_buffer_sweep(a: dict, meta: dict):
                 ax.set_ylabel("forgetting (old tasks, mean)")
         if cil is not None:
             ax = axes[d][S]
-            m, se = _mean_se(_log_snr_ratio(a["snr"][d, cil, 0]), axis=1)
-            ax.errorbar(P, m, yerr=se, fmt="o-", ms=3, lw=1.2, color="C2", capsize=2)
+            for h, sched in enumerate(a["schedules"]):
+                m, se = _mean_se(_log_snr_ratio(a["snr"][d, cil, h]), axis=1)
+                ax.errorbar(P, m, yerr=se, fmt="o-" if sched == "concat" else "s--", ms=3, lw=1.2,
+                            color="C2" if sched == "concat" else "C4", capsize=2, label=str(sched))
+            if len(a["schedules"]) > 1:
+                ax.legend(fontsize=7)
             ax.axhline(np.log(0.5), color="0.6", lw=0.8, ls="--")
             ax.text(P[-1], np.log(0.5), " halved", fontsize=7, va="bottom", ha="right", color="0.4")
             _xaxis(ax, P)
             ax.set_ylabel("log(SNR final / learned), old tasks")
-            ax.set_title(f"{a['datasets'][d]} / CIL: old-task SNR ({a['schedules'][0]})", fontsize=9)
+            ax.set_title(f"{a['datasets'][d]} / CIL: old-task SNR ({', '.join(map(str, a['schedules']))})",
+                         fontsize=9)
     axes[0][0].legend(fontsize=7)
     c = meta["config"]
     how = "replay concatenated (solid)" + (f" or {c['replay_ratio']:g} of each batch (dashed)"
                                           if "ratio" in list(a["schedules"]) else "")
+    if not np.any(np.isfinite(a["probe_acc"])):
+        how += "; probes not fitted (shallow forgetting and SNR only)"
     fig.suptitle(f"Deep vs shallow forgetting under replay: {c['n_seeds']} seeds, ±SE; {how}", fontsize=9)
     fig.tight_layout()
     return fig
 
 
+def _plot_ufm_rank(ax, a: dict) -> None:
+    """Sec. 3.2: singular values of the unconstrained-features model's features, one head per task (solid),
+    a single head (dashed), one head per task without weight decay (dotted); a tick at n(K - 1)."""
+    styles = {"multi_head": "-", "single_head": "--", "multi_head_no_decay": ":"}
+    for j, (n, K) in enumerate(zip(a["ufm_tasks"], a["ufm_classes_per_task"])):
+        for i, case in enumerate(a["ufm_cases"]):
+            sv = a["ufm_singular_values"][i, j]
+            sv = sv[np.isfinite(sv)]
+            ax.plot(np.arange(1, sv.size + 1), np.maximum(sv, 1e-17), styles.get(str(case), "-"), color=f"C{j}",
+                    lw=1.2, label=f"n={n}, K={K}: {str(case).replace('_', ' ')}")
+        ax.axvline(int(n) * (int(K) - 1) + 0.5, color=f"C{j}", lw=0.6, alpha=0.5)
+    ax.set_yscale("log")
+    ax.set_xlabel("index i (vertical lines: n(K − 1) + 1/2)")
+    ax.set_ylabel("singular value σ_i of the features")
+    ax.set_title("UFM, every task trained (Sec. 3.2): rank n(K − 1) per-task heads vs nK − 1 single head",
+                 fontsize=8)
+    ax.legend(fontsize=5.5, ncol=1)
+
+
 def plot_subspace(a: dict, meta: dict):
-    """T1 in the linear model (decay of the component outside S against (1 - eta lambda)^t) and Fig. 4:
-    old-class mean projections onto S_t against OOD data during CIL training."""
+    """T1 in the linear model (decay of the component outside S against (1 - eta lambda)^t), Fig. 4:
+    old-class mean projections onto S_t against OOD data during CIL training, and (when measured) the
+    feature rank with one head per task against a single head (Sec. 3.2)."""
     D = len(a["datasets"])
-    fig, axes = plt.subplots(1, 1 + D, figsize=(5 * (1 + D), 4))
+    ufm = "ufm_singular_values" in a
+    fig, axes = plt.subplots(1, 1 + D + ufm, figsize=(5 * (1 + D + ufm), 4))
+    if ufm:
+        _plot_ufm_rank(axes[-1], a)
     ax = axes[0]
     ups = float(a["upsilon"])
     perp = a["linear_perp"]
@@ -132,11 +164,23 @@ def plot_subspace(a: dict, meta: dict):
 
 def plot_buffer_stats(a: dict, meta: dict):
     """Fig. 5: effective rank (pooled and within-class) and NC1 of buffer vs equal-size held-out features,
-    and mean-norm ratios."""
+    mean-norm ratios and (when measured) the minority-collapse statistics of the old classes (Sec. 3.2)."""
     D = len(a["datasets"])
     P = a["buffer_percents"]
-    fig, axes = plt.subplots(D, 3, figsize=(15, 3.4 * D), squeeze=False)
+    minority = "minority_norm_ratio" in a
+    fig, axes = plt.subplots(D, 3 + minority, figsize=(5 * (3 + minority), 3.4 * D), squeeze=False)
     for d in range(D):
+        if minority:
+            ax = axes[d][3]
+            m, se = _mean_se(a["minority_norm_ratio"][d], axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="o-", ms=3, color="C2", capsize=2, label="feature-mean norm, old / current")
+            m, se = _mean_se(a["minority_head_cosine"][d], axis=1)
+            ax.errorbar(P, m, yerr=se, fmt="s--", ms=3, color="C4", capsize=2, label="head-row cosine, old classes")
+            ax.axhline(1, color="0.6", lw=0.8)
+            ax.axhline(-1 / 9, color="C4", lw=0.8, ls=":", label="ETF cosine −1/9")
+            _xaxis(ax, P)
+            ax.set_title(f"{a['datasets'][d]}: minority collapse (Sec. 3.2)", fontsize=9)
+            ax.legend(fontsize=6)
         ax = axes[d][0]
         for k, lab, col, ls in (("effective_rank_buffer", "buffer (trained on), pooled", "C3", "-"),
                                 ("effective_rank_heldout", "held-out, same size, pooled", "C0", "-"),

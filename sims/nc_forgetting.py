@@ -17,9 +17,10 @@ Experiments (``paper_configs/nc_forgetting_*.yaml``):
 
 - ``buffer_sweep``: deep and shallow forgetting against buffer size, per setting and schedule, the
   paper's Fig. 2; the old tasks' SNR after every session (Corollary 2); the corrected head's accuracy.
-- ``subspace``: the exact (1 - eta lambda) decay in the linear-feature model (T1) with its controls, and
-  the projection of old classes' means onto the current span S_t against an OOD set during CIL training
-  without replay (Fig. 4, H1).
+- ``subspace``: the exact (1 - eta lambda) decay in the linear-feature model (T1) with its controls, the
+  projection of old classes' means onto the current span S_t against an OOD set during CIL training
+  without replay (Fig. 4, H1), and the rank of the features with one head per task against a single head
+  in the unconstrained-features model (Sec. 3.2).
 - ``buffer_stats``: effective rank of trained-on buffer features against an equal number of held-out
   samples, buffer-over-population class-mean norms and NC1 of both, against buffer size (Fig. 5).
 - ``lda``: Gaussian heads from population or buffer statistics (Fig. 6) and our corrected heads, with the
@@ -534,6 +535,8 @@ class SweepParams(CommonParams):
     schedules: tuple[ScheduleName, ...] = param(SCHEDULES)
     buffer_percents: tuple[float, ...] = param((0.0, 1.0, 5.0, 20.0, 100.0), ge=0, le=100)
     head_correction: CorrectionName = param("shrinkage", doc="corrected head reported beside the network's")
+    measure_probes: bool = param(True, doc="fit the probes (A*, F_deep); false leaves probe_acc NaN (SNR and "
+                                 "head accuracy only: the probes dominate the quick scale's time)")
 
     def __post_init__(self):
         super().__post_init__()
@@ -590,8 +593,9 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
             head[r, s] = head_accuracy(W, b, fte[r, s], data.y_test, st, s)
             # A*_jj (learned, at session j) and A*_Tj (final): the entries forgetting needs.
             tasks = range(s + 1) if s == last else [s]
-            probe[r, s] = probe_row(ftr[r, s], data.y_train, fte[r, s], data.y_test, st, s, p.probe_C,
-                                    p.probe_standardize, tasks)
+            if p.measure_probes:
+                probe[r, s] = probe_row(ftr[r, s], data.y_train, fte[r, s], data.y_test, st, s, p.probe_C,
+                                        p.probe_standardize, tasks)
             snr[r, s] = pair_snr(fte[r, s], data.y_test, s)
         h = corrected_head(p.head_correction, ftr[r, last], data.y_train, grid["buf_rows"][r],
                            grid["runs"]["cur_idx"][r, last, : grid["runs"]["cur_n"][r, last]])
@@ -603,8 +607,9 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
         st, r = SETTINGS.index(sp["setting"]), R + i
         W, b = head_of(_params_at(out["params"], r, last))
         jhead[i] = head_accuracy(W, b, fte[r, last], data.y_test, st, last)
-        jprobe[i] = probe_row(ftr[r, last], data.y_train, fte[r, last], data.y_test, st, last, p.probe_C,
-                              p.probe_standardize)
+        if p.measure_probes:
+            jprobe[i] = probe_row(ftr[r, last], data.y_train, fte[r, last], data.y_test, st, last, p.probe_C,
+                                  p.probe_standardize)
     return {"head_acc": head.reshape(shape + (N_TASKS, N_TASKS)),
             "probe_acc": probe.reshape(shape + (N_TASKS, N_TASKS)),
             "snr": snr.reshape(shape + (N_TASKS, N_TASKS)),
@@ -623,7 +628,8 @@ def run_buffer_sweep(p: SweepParams, ctx: cli.Context) -> dict:
     ``datasets [D]``, ``settings [S]``, ``schedules [H]``, ``buffer_percents [B]``;
     ``head_acc [D, S, H, B, N, 5, 5]`` the network head's test accuracy on task j after session i
     (A_ij; NaN for j > i); ``probe_acc [D, S, H, B, N, 5, 5]`` the probe's (A*_ij; only A*_jj and the
-    final row A*_4j are measured, the rest NaN); ``snr [D, S, H, B, N, 5, 5]`` SNR of task j's two
+    final row A*_4j are measured, the rest NaN; all NaN with ``measure_probes: false``, as is
+    ``joint_probe_acc``); ``snr [D, S, H, B, N, 5, 5]`` SNR of task j's two
     classes on test features after session i; ``corrected_acc [D, S, H, B, N, 5]`` the final per-task
     accuracy of the ``head_correction`` head; ``train_loss``, ``buffer_loss [D, S, H, B, N, 5]`` the
     mean training loss on the current task and on the buffer at each session's end;
@@ -658,11 +664,24 @@ class SubspaceParams(CommonParams):
     lin_probes: int = param(10, ge=1, doc="arbitrary inputs whose features are tracked")
     control_momentum: float = param(0.1, gt=0, lt=1)
     control_noise: float = param(0.3, gt=0, doc="input noise of the non-collapsed control")
+    ufm_tasks: tuple[int, ...] = param((5, 3, 4), ge=1, doc="n of each (n tasks, K classes) instance")
+    ufm_classes_per_task: tuple[int, ...] = param((2, 4, 3), ge=2, doc="K of each instance")
+    ufm_dim: int = param(32, ge=2, doc="feature dimension (at least n K of every instance)")
+    ufm_per_class: int = param(3, ge=1)
+    ufm_eta: float = param(0.5, gt=0)
+    ufm_lambda: float = param(0.05, gt=0, doc="weight decay on features and head (the no-decay control: 0)")
+    ufm_steps: int = param(5000, ge=1)
 
     def __post_init__(self):
         super().__post_init__()
         self.check_snapshots(self.snapshots)
         _percents(self.buffer_percents)
+        if len(self.ufm_tasks) != len(self.ufm_classes_per_task):
+            raise ValueError(f"ufm_tasks and ufm_classes_per_task must have the same length, got "
+                             f"{len(self.ufm_tasks)} and {len(self.ufm_classes_per_task)}")
+        most = max(n * k for n, k in zip(self.ufm_tasks, self.ufm_classes_per_task))
+        if self.ufm_dim < most:
+            raise ValueError(f"ufm_dim must be at least n K = {most} (else d caps the rank), got {self.ufm_dim}")
         if self.lin_eta * self.lin_lambda >= 1:
             raise ValueError(f"lin_eta * lin_lambda must be < 1 (upsilon > 0), got {self.lin_eta * self.lin_lambda}")
 
@@ -693,6 +712,37 @@ def linear_cases(p: SubspaceParams, seed: int) -> dict:
                                     p.lin_feature_dim)
     return {"perp": np.stack(perps), "decay_error": np.array(errs), "fit_error": np.array(fits),
             "rounding_bound": np.asarray(bound)}
+
+
+UFM_CASES = ("multi_head", "single_head", "multi_head_no_decay")
+
+
+def ufm_ranks(p: SubspaceParams, seed: int) -> dict:
+    """The feature rank of Sec. 3.2 in the unconstrained-features model (float64,
+    :func:`theory.nc_forgetting.multihead_ufm_gd`), every task's data trained on, for each (n tasks, K
+    classes) instance: one head per task (TIL: the hypothesis), a single head over all classes (CIL, the
+    paper's contrast) and one head per task without weight decay (outside the terminal-phase hypothesis; a
+    control). The three cases of an instance share their initialisation.
+
+    Returns ``ufm_cases [3]``, ``ufm_tasks [S]``, ``ufm_classes_per_task [S]``, ``ufm_singular_values
+    [3, S, m]`` the features' singular values (descending; NaN past min(N, d)), ``ufm_weyl_bound [3, S]``
+    ||R||_2 / lambda (inf without weight decay) and ``ufm_residual_norm [3, S]`` ||R||_2."""
+    S = len(p.ufm_tasks)
+    m = max(min(n * k * p.ufm_per_class, p.ufm_dim) for n, k in zip(p.ufm_tasks, p.ufm_classes_per_task))
+    sv = np.full((len(UFM_CASES), S, m), np.nan)
+    weyl, res = np.full((len(UFM_CASES), S), np.nan), np.full((len(UFM_CASES), S), np.nan)
+    for i, case in enumerate(UFM_CASES):
+        lam = 0.0 if case.endswith("no_decay") else p.ufm_lambda
+        for j, (n, k) in enumerate(zip(p.ufm_tasks, p.ufm_classes_per_task)):
+            rng = np.random.default_rng(np.asarray(jax.random.key_data(runtime.seed_key(seed, 20_000 + j))))
+            out = th.multihead_ufm_gd(n, k, p.ufm_dim, p.ufm_per_class, rng, multi_head=case != "single_head",
+                                      eta=p.ufm_eta, lam_features=lam, lam_head=lam, steps=p.ufm_steps)
+            s = out["singular_values"]
+            sv[i, j, : s.size] = s
+            weyl[i, j], res[i, j] = out["weyl_bound"], out["residual_norm"]
+    return {"ufm_cases": np.asarray(UFM_CASES), "ufm_tasks": np.asarray(p.ufm_tasks),
+            "ufm_classes_per_task": np.asarray(p.ufm_classes_per_task), "ufm_singular_values": sv,
+            "ufm_weyl_bound": weyl, "ufm_residual_norm": res}
 
 
 def projections(f_tr_cur, y_tr_cur, f_te, y_te, f_ood, session: int, groups: int, group_size: int):
@@ -761,6 +811,9 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
     controls), ``linear_perp [4, lin_steps + 1, lin_probes]`` ||P_{S_t perp} phi_t(x)|| of arbitrary
     inputs, ``linear_decay_error [4]``, ``upsilon`` (1 - eta lambda), ``linear_fit_error [4]`` the largest
     relative deviation from perp_t = perp_0 upsilon^t, ``linear_rounding_bound`` its float64 budget;
+    the TIL feature rank in the unconstrained-features model (Sec. 3.2, :func:`ufm_ranks`): ``ufm_cases
+    [3]``, ``ufm_tasks [S]``, ``ufm_classes_per_task [S]``, ``ufm_singular_values [3, S, m]``,
+    ``ufm_weyl_bound [3, S]``, ``ufm_residual_norm [3, S]``;
     ``datasets [D]``, ``bayes_accuracy [D]``,
     ``buffer_percents [B]``, ``class_projection [D, B, N, 5, K, 10]`` the projection of each class's
     centred test mean onto S_t at snapshot k of session i, over the current classes' (NaN for unseen
@@ -780,7 +833,7 @@ def run_subspace(p: SubspaceParams, ctx: cli.Context) -> dict:
     return {"linear_cases": np.asarray(LINEAR_CASES), "linear_perp": lin["perp"],
             "linear_decay_error": lin["decay_error"], "upsilon": np.asarray(1 - p.lin_eta * p.lin_lambda),
             "linear_fit_error": lin["fit_error"], "linear_rounding_bound": lin["rounding_bound"],
-            "buffer_percents": np.asarray(p.buffer_percents, np.float64),
+            **ufm_ranks(p, ctx.config.seed), "buffer_percents": np.asarray(p.buffer_percents, np.float64),
             **per_dataset(p, ctx, "subspace", _subspace_dataset, datas)}
 
 
@@ -849,8 +902,13 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
                 (ftr[r], data.y_train, tb), (fte[r], data.y_test, th1), (fte[r], data.y_test, th2))]
             if all(np.any(w != 0) for w in within):
                 ew_buf[r], ew_held[r], ew_held_b[r] = (th.effective_rank(w) for w in within)
+    head_cos, norm_ratio = np.full(R, np.nan), np.full(R, np.nan)
+    for r in range(R):
+        W, _ = head_of(_params_at(out["params"], r, last))
+        head_cos[r], norm_ratio[r] = th.minority_collapse_stats(W, fte[r], data.y_test, old)
     shape = (len(p.buffer_percents), p.n_seeds)
-    return {"effective_rank_buffer": er_buf.reshape(shape), "effective_rank_heldout": er_held.reshape(shape),
+    return {"minority_head_cosine": head_cos.reshape(shape), "minority_norm_ratio": norm_ratio.reshape(shape),
+            "effective_rank_buffer": er_buf.reshape(shape), "effective_rank_heldout": er_held.reshape(shape),
             "effective_rank_heldout_b": er_held_b.reshape(shape),
             "within_rank_buffer": ew_buf.reshape(shape), "within_rank_heldout": ew_held.reshape(shape),
             "within_rank_heldout_b": ew_held_b.reshape(shape),
@@ -877,7 +935,10 @@ def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:
     ``within_rank_buffer``, ``within_rank_heldout``, ``within_rank_heldout_b [D, B, N]`` the same three
     for the within-class residuals (the pooled covariance Sigma-hat of Sec. 5; NaN below two per class);
     ``nc1_buffer``, ``nc1_heldout [D, B, N]`` (NaN below two samples per class);
-    ``compared_per_class [D, B, N]``; ``buffer_loss [D, B, N]`` the training loss on the buffer at the end.
+    ``compared_per_class [D, B, N]``; ``buffer_loss [D, B, N]`` the training loss on the buffer at the end;
+    minority collapse (Sec. 3.2, :func:`theory.nc_forgetting.minority_collapse_stats`, the 8 old classes as the
+    minority): ``minority_head_cosine [D, B, N]`` the mean pairwise cosine of their centred head rows and
+    ``minority_norm_ratio [D, B, N]`` their centred test-feature mean norm over the current classes'.
     """
     return {"buffer_percents": np.asarray(p.buffer_percents, np.float64),
             **per_dataset(p, ctx, "stats", _stats_dataset)}
@@ -984,6 +1045,7 @@ _SWEEP_SEEDS = {**dict.fromkeys(("head_acc", "probe_acc", "snr", "corrected_acc"
 _STATS_SEEDS = dict.fromkeys(
     ("effective_rank_buffer", "effective_rank_heldout", "effective_rank_heldout_b", "within_rank_buffer",
      "within_rank_heldout", "within_rank_heldout_b", "mean_norm_ratio", "mean_norm_ratio_heldout",
+     "minority_head_cosine", "minority_norm_ratio",
      "mean_norm_ratio_heldout_b", "nc1_buffer", "nc1_heldout", "nc1_heldout_b", "compared_per_class",
      "buffer_loss"), 2)
 

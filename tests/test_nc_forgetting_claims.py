@@ -414,3 +414,175 @@ def test_no_replay_snr_rate(per_step, verdict):
     assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
     if verdict == "holds":
         assert ev.measured["q of SNR at the last step"] == pytest.approx(2 / (1 + 0.995 ** 400), abs=2e-3)
+
+
+# ---------------------------------------------------------------------------------------------------
+# TIL feature rank (Sec. 3.2) and DIL deep forgetting
+# ---------------------------------------------------------------------------------------------------
+
+UFM_SHAPES = ((5, 2), (3, 4))
+
+
+def _spectrum(rank: int, m: int, tail: float = 1e-15) -> np.ndarray:
+    """``[m]`` singular values: ``rank`` values between 6 and 3, then ``tail``."""
+    return np.concatenate([np.linspace(6.0, 3.0, rank), np.full(m - rank, tail)])
+
+
+def ufm_result(multi=None, single=None, no_decay=None, weyl: float = 1e-11, m: int = 30) -> dict:
+    """A subspace result's rank arrays for the (n, K) instances of UFM_SHAPES: by default one head per task
+    at rank n(K - 1), a single head at nK - 1 (Weyl bound ``weyl``) and no weight decay at full rank ``m``;
+    ``multi``/``single``/``no_decay`` override the rank of every instance of that case."""
+    sv = np.full((3, len(UFM_SHAPES), m), np.nan)
+    for j, (n, K) in enumerate(UFM_SHAPES):
+        ranks = (multi or n * (K - 1), single or n * K - 1, no_decay or m)
+        for i, r in enumerate(ranks):
+            sv[i, j] = _spectrum(r, m) if r < m else np.linspace(6.0, 1.0, m)
+    return {"ufm_cases": np.array(["multi_head", "single_head", "multi_head_no_decay"]),
+            "ufm_tasks": np.array([n for n, _ in UFM_SHAPES]),
+            "ufm_classes_per_task": np.array([k for _, k in UFM_SHAPES]),
+            "ufm_singular_values": sv, "ufm_weyl_bound": np.array([[weyl] * 2, [weyl] * 2, [np.inf] * 2]),
+            "ufm_residual_norm": np.full((3, 2), weyl * 0.05)}
+
+
+def _rank_verdict(a) -> ledger.Evidence:
+    return decide("nc_forgetting.til_feature_rank", a, {})
+
+
+def test_til_feature_rank_holds_on_rank_n_k_minus_one():
+    """One head per task at rank n(K - 1) (5 and 9), a single head at nK - 1 (9 and 11), no weight decay at
+    full rank: every decision holds and both controls of each instance are rejected."""
+    ev = _rank_verdict(ufm_result())
+    assert ev.verdict == "holds" and len(ev.controls) == 4 and all(c.rejected for c in ev.controls)
+
+
+def test_til_feature_rank_fails_when_one_head_per_task_spans_nk_minus_one():
+    """Features of the per-task heads spanning nK - 1 dimensions (as with a single head): fails."""
+    a = ufm_result()
+    a["ufm_singular_values"][0] = a["ufm_singular_values"][1]  # the per-task heads' spectrum = the single head's
+    assert _rank_verdict(a).verdict == "fails"
+
+
+def test_til_feature_rank_fails_when_the_tail_exceeds_the_weyl_bound():
+    """The rank read at the gap is n(K - 1) but sigma_(n(K-1)+1) = 1e-6 lies above the Weyl bound 1e-11 set
+    by the stationarity residual: not a stationary point of rank n(K - 1), fails."""
+    a = ufm_result()
+    for j, (n, K) in enumerate(UFM_SHAPES):
+        a["ufm_singular_values"][0, j, n * (K - 1):] = 1e-6
+    ev = _rank_verdict(a)
+    assert ev.verdict == "fails"
+    assert [d.decision for d in ev.decisions if "<= ||R||_2" in d.name] == ["fails", "fails"]
+
+
+def test_til_feature_rank_fails_when_a_control_has_the_same_rank():
+    """A single head whose features also span n(K - 1) (so 'rank = nK - 1' fails and the control is
+    accepted): the check cannot tell the two settings apart."""
+    ev = _rank_verdict(ufm_result(single=5))
+    assert ev.verdict == "fails" and not all(c.rejected for c in ev.controls)
+
+
+def dil_sweep(til, dil, cil=(0.4, 0.2, 0.05, 0.02, 0.01)) -> dict:
+    """A buffer_sweep result where F_deep of every old task is ``til``/``dil``/``cil`` per buffer plus
+    per-seed noise (mean exactly 0, the same draw in every setting rolled by the setting)."""
+    a = sweep(GOOD, {"til": list(til), "cil": list(cil), "dil": list(dil)})
+    for s in range(SETTINGS.size):
+        for b in range(P.size):
+            a["probe_acc"][:, s, 0, b, :, 4, :4] -= noise(3 * s + b)[:, None]
+    return a
+
+
+@pytest.mark.parametrize("dil, verdict", [((0.10, 0.08, 0.05, 0.02, 0.01), "holds"),
+                                          ((0.10, 0.08, 0.005, 0.02, 0.01), "fails"),
+                                          ((0.10, 0.08, 0.01, 0.02, 0.01), "inconclusive")])
+def test_dil_deep_forgetting(dil, verdict):
+    """TIL forgets 1 pp of probe accuracy at every buffer. DIL forgetting 10, 8, 5 pp at 0, 1, 5%: holds, and
+    the swapped inequality is rejected; DIL at 0.5 pp at 5% (below TIL): fails; DIL equal to TIL at 5%
+    (a null difference): undecided. Buffers above 5% are not decided."""
+    ev = decide("nc_forgetting.dil_deep_forgetting", dil_sweep([0.01] * 5, dil), SWEEP_AXES)
+    assert ev.verdict == verdict and len(ev.decisions) == 2 * 3  # 2 data sets x buffers 0, 1, 5%
+    assert all(c.rejected for c in ev.controls)
+
+
+def test_dil_deep_forgetting_chance_normalisation():
+    """F_deep / (A*_jj - chance): learned at accuracy 1, a 10 pp drop is 0.2 of the 2-way probe's room above
+    chance (1/2) and 0.1 / 0.9 of the 10-way probe's (1/10)."""
+    a = sweep(GOOD, {"til": [0.0] * 5, "cil": [0.1] * 5, "dil": [0.1] * 5})
+    np.testing.assert_allclose(C.chance_normalised_deep(a, 0, 2, 0, 0.5), 0.2)
+    np.testing.assert_allclose(C.chance_normalised_deep(a, 0, 1, 0, 0.1), 0.1 / 0.9)
+
+
+def ratio_result(none=-3.0, concat=-2.5, fixed=-1.5) -> dict:
+    """A ratio result (CIL, schedules concat and ratio, buffers 0% and 1%): every old task learned at SNR 4
+    and ending at 4 exp(log ratio + per-seed noise), the log ratio ``none`` at 0% (both schedules), ``concat``
+    and ``fixed`` at 1%."""
+    D, B = DATASETS.size, 2
+    snr = np.full((D, 1, 2, B, N, 5, 5), np.nan)
+    for i in range(5):
+        for j in range(i + 1):
+            snr[..., i, j] = 4.0
+    for h, at_1 in enumerate((concat, fixed)):
+        for b, x in enumerate((none, at_1)):
+            snr[:, 0, h, b, :, 4, :4] = 4.0 * np.exp(x + noise(2 * h + b)[:, None])
+    return {"datasets": DATASETS, "settings": np.array(["cil"]), "schedules": np.array(["concat", "ratio"]),
+            "buffer_percents": np.array([0.0, 1.0]), "snr": snr}
+
+
+def _decide_ratio(arrays) -> ledger.Evidence:
+    c = ledger.REGISTRY["nc_forgetting.fixed_ratio_snr"]
+    fr = ledger.FigureResult(arrays, {"config": CONFIG | {"replay_ratio": 0.5}, "seed_axes": {"snr": 4}})
+    return c.decide(ledger.Reads({c.reads[0]: fr}, claim_id=c.id))
+
+
+@pytest.mark.parametrize("kw, verdict", [({}, "holds"), ({"fixed": -3.5}, "fails"), ({"fixed": -2.5}, "inconclusive")])
+def test_fixed_ratio_snr(kw, verdict):
+    """The fixed fraction ends at log ratio -1.5, above no replay (-3) and the concatenated 1% buffer (-2.5):
+    holds, both swapped inequalities rejected. Below no replay (-3.5): fails. Level with the concatenated
+    buffer (-2.5, a null difference): undecided."""
+    ev = _decide_ratio(ratio_result(**kw))
+    assert ev.verdict == verdict
+    if verdict == "holds":
+        assert len(ev.controls) == 4 and all(c.rejected for c in ev.controls)
+
+
+def test_fixed_ratio_snr_needs_both_schedules():
+    a = ratio_result()
+    a["schedules"] = np.array(["concat", "concat"])
+    assert _decide_ratio(a).verdict == "inconclusive"
+
+
+def test_dil_deep_forgetting_needs_til_and_dil():
+    a = dil_sweep([0.01] * 5, [0.1] * 5)
+    a["settings"] = np.array(["til", "cil", "cil"])
+    assert decide("nc_forgetting.dil_deep_forgetting", a, SWEEP_AXES).verdict == "inconclusive"
+
+
+def minority_result(norm_small=0.5, cos_small=0.8) -> dict:
+    """A buffer_stats result (buffers 1, 2, 5, 20, 100%): the old / current feature-mean norm ratio
+    ``norm_small`` at buffers <= 5% and 2 at 20% and 100%, and the old classes' head-row cosine ``cos_small``
+    at buffers <= 5% and -1/9 (an ETF) above, each times / plus per-seed noise."""
+    D, B = DATASETS.size, PB.size
+    norm = np.empty((D, B, N))
+    cos = np.empty((D, B, N))
+    for b in range(B):
+        small = PB[b] <= 5
+        norm[:, b] = (norm_small if small else 2.0) * np.exp(noise(b))
+        cos[:, b] = (cos_small if small else -1 / 9) + noise(b + 1)
+    return {"datasets": DATASETS, "buffer_percents": PB, "minority_norm_ratio": norm, "minority_head_cosine": cos}
+
+
+STATS_MINORITY_AXES = {"minority_norm_ratio": 2, "minority_head_cosine": 2}
+
+
+@pytest.mark.parametrize("norm_small, verdict", [(0.5, "holds"), (1.5, "fails"), (1.0, "inconclusive")])
+def test_minority_features_shrink(norm_small, verdict):
+    """Old classes' means at half the current classes' norm under small buffers: holds (balanced replay, at
+    twice, is rejected); at 1.5x: fails; at exactly 1x: undecided."""
+    ev = decide("nc_forgetting.minority_features_shrink", minority_result(norm_small=norm_small), STATS_MINORITY_AXES)
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
+
+
+@pytest.mark.parametrize("cos_small, verdict", [(0.8, "holds"), (-0.09, "fails"), (4 / 9, "inconclusive")])
+def test_minority_heads_converge(cos_small, verdict):
+    """Old head rows at cosine 0.8 (nearer collinear than the ETF's -1/9): holds, the balanced ETF control
+    rejected; at -0.09 (our measurement's level): fails; exactly at the midpoint 4/9: undecided."""
+    ev = decide("nc_forgetting.minority_heads_converge", minority_result(cos_small=cos_small), STATS_MINORITY_AXES)
+    assert ev.verdict == verdict and all(c.rejected for c in ev.controls)
