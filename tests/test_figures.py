@@ -3,10 +3,12 @@ on the cheapest paper config (social_choice_ge_instance, under a second) copied 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import yaml
 
@@ -102,3 +104,21 @@ def test_figures_cli_names_an_unknown_figure(tmp_path):
                        capture_output=True, text=True, cwd=REPO, timeout=120)
     assert r.returncode == 2 and "python -m sims.nc_forgetting --config paper_configs/nc_forgetting_lda.yaml" \
         in r.stderr and "<paper>" not in r.stderr
+
+
+def test_figures_render_headless_even_if_an_interactive_backend_is_asked_for(tmp_path):
+    """No display, MPLBACKEND pointing at a GUI backend: `python -m figures` still writes PNG and PDF (a
+    user's own result, not a paper figure's: those must be current for their config to be rendered)."""
+    results.save("my_large_batch", {"batch_sizes": np.array([4, 16]), "noise_vars": np.array([1.0]),
+                                        "cosine": np.ones((1, 2)), "seesaw": np.ones((1, 2)) * 1.1,
+                                        "fixed_lr": np.ones((1, 2)) * 2, "b_noise": np.full((1, 2), 8.0)},
+                 {"sim": "seesaw", "experiment": "large_batch", "scale": "quick", "git_commit": "x",
+                  "device_count": 1, "config": {"total_samples": 10}}, tmp_path / "quick")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["MPLBACKEND"] = "TkAgg"
+    r = subprocess.run([sys.executable, "-m", "figures", "my_large_batch", "--results", str(tmp_path),
+                        "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True,
+                       cwd=results.REPO, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "quick" / "my_large_batch.png").stat().st_size > 1000
+    assert (tmp_path / "out" / "quick" / "my_large_batch.pdf").stat().st_size > 1000

@@ -305,3 +305,16 @@ def test_paths_outside_or_empty_are_one_line_refusals(argv, says, tmp_path):
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr[-500:]
     assert list(tmp_path.iterdir()) == []  # nothing written where it was run
+
+
+def test_results_parts_resume_and_atomic_write(tmp_path):
+    calls = []
+    parts = results.Parts("x", "h" * 64, tmp_path)
+    a = parts.get("one", lambda: calls.append(1) or {"v": np.arange(3)})
+    again = results.Parts("x", "h" * 64, tmp_path).get("one", lambda: calls.append(2) or {"v": np.zeros(3)})
+    np.testing.assert_array_equal(a["v"], again["v"])
+    assert calls == [1]
+    results.save("r", {"a": np.ones(2)}, {"k": 1}, tmp_path)
+    assert not list(tmp_path.glob(".*.tmp"))
+    arrays, meta = results.load("r", tmp_path)
+    assert meta["k"] == 1 and arrays["a"].tolist() == [1.0, 1.0]
