@@ -57,7 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "seed_offset", 0) < 0:
         parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
 
-    runtime.setup()
+    try:
+        runtime.setup()
+    except runtime.SetupError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         claims = ledger.select(args.paper, getattr(args, "claim", None))
     except KeyError as e:

@@ -93,7 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         if not value.strip():
             print(f"error: {flag} needs a folder path, got an empty string", file=sys.stderr)
             return 2
-    runtime.setup()
+    try:
+        runtime.setup()
+    except runtime.SetupError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         build(a.papers, a.scale, a.results, a.out, a.force)
     except (ConfigError, results.ResultError) as e:

@@ -46,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     if not a.out.strip():
         print("error: --out needs a folder path, got an empty string", file=sys.stderr)
         return 2
-    runtime.setup()
+    try:
+        runtime.setup()
+    except runtime.SetupError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     for k, name in enumerate(dict.fromkeys(todo), 1):
         try:
             _, meta = cli.run_config(cli.CONFIGS / f"{name}.yaml", a.scale, force=a.force, outdir=a.out,

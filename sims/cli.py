@@ -306,7 +306,11 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seed_offset < 0:
         parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
-    runtime.setup(distributed=args.distributed or None)
+    try:
+        runtime.setup(distributed=args.distributed or None)
+    except runtime.SetupError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         if sim is not None and read_yaml(args.config).get("sim") != sim:
             raise ConfigError(args.config, "sim", f"'{sim}' to run with python -m sims.{sim}",

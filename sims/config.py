@@ -306,6 +306,12 @@ def _expanded_size_exceeds(node: yaml.Node, limit: int) -> bool:
     return False
 
 
+def _character(ch) -> str:
+    """``'U+0000'`` for a character (or its code point) the YAML reader refused."""
+    code = ord(ch) if isinstance(ch, str) and len(ch) == 1 else ch
+    return f"the character U+{code:04X}" if isinstance(code, int) else "a character it cannot read"
+
+
 def read_yaml(path: str | Path) -> dict:
     """Parse a YAML file with the strict loader; any problem is a ConfigError.
 
@@ -321,7 +327,11 @@ def read_yaml(path: str | Path) -> dict:
                           f"byte {e.object[e.start]:#04x} at offset {e.start}") from None
     except OSError as e:
         raise ConfigError(path, "-", "a readable file", e.strerror or str(e)) from None
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # the reader refuses control characters (a NUL byte) here
+    except yaml.YAMLError as e:
+        raise ConfigError(path, f"offset {getattr(e, 'position', '?')}", "valid YAML (printable characters)",
+                          _character(getattr(e, "character", None))) from None
     try:
         node = loader.get_single_node()
         if node is not None and _expanded_size_exceeds(node, MAX_NODES):

@@ -35,6 +35,16 @@ MAX_SEEDS = 2**31 - 1  # seed indices are int32
 _STATE: dict[str, Any] = {"done": False}
 
 
+class SetupError(RuntimeError):
+    """JAX cannot start as asked (no backend for ``JAX_PLATFORMS``, a bad ``PBE_*`` distributed setting).
+    ``str(err)`` is one line naming the setting; entry points print it and exit with status 2."""
+
+
+def _first_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0] if lines else f"{type(e).__name__} without a message (is that platform installed here?)"
+
+
 def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str | None = None) -> None:
     """Configure JAX for this process; idempotent. Call before creating any array.
 
@@ -42,6 +52,7 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
     ``PBE_CACHE_DIR``, default ``~/.cache/proofs-by-example/jax``) and, if asked, ``jax.distributed``.
 
     Raises:
+      SetupError: JAX has no backend for ``JAX_PLATFORMS``, or a ``PBE_*`` distributed setting is bad.
       RuntimeError: float64 was requested but is not in effect afterwards.
     """
     if not _STATE["done"]:
@@ -54,6 +65,11 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
             distributed = os.environ.get("PBE_DISTRIBUTED", "0") not in ("", "0", "false")
         if distributed:
             _init_distributed()
+        try:
+            jax.devices()  # start the backend here, so that a missing one is one clear error
+        except (RuntimeError, AssertionError, ValueError) as e:
+            raise SetupError(f"JAX could not start a backend (JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}): "
+                             f"{_first_line(e)}") from None
         _STATE["done"] = True
     if x64:
         jax.config.update("jax_enable_x64", True)
@@ -66,10 +82,23 @@ def _init_distributed() -> None:
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     kw: dict[str, Any] = {}
     if "PBE_COORDINATOR" in os.environ:
-        kw = dict(coordinator_address=os.environ["PBE_COORDINATOR"],
-                  num_processes=int(os.environ["PBE_NUM_PROCESSES"]),
-                  process_id=int(os.environ["PBE_PROCESS_ID"]))
-    jax.distributed.initialize(**kw)
+        ints = {}
+        for name in ("PBE_NUM_PROCESSES", "PBE_PROCESS_ID"):
+            value = os.environ.get(name, "")
+            if not value.strip().isdigit():
+                raise SetupError(f"{name} must be a non-negative integer with PBE_COORDINATOR set, got {value!r}")
+            ints[name] = int(value)
+        if not ints["PBE_PROCESS_ID"] < ints["PBE_NUM_PROCESSES"]:
+            raise SetupError(f"PBE_PROCESS_ID ({ints['PBE_PROCESS_ID']}) must be below PBE_NUM_PROCESSES "
+                             f"({ints['PBE_NUM_PROCESSES']})")
+        kw = dict(coordinator_address=os.environ["PBE_COORDINATOR"], num_processes=ints["PBE_NUM_PROCESSES"],
+                  process_id=ints["PBE_PROCESS_ID"])
+    try:
+        jax.distributed.initialize(**kw)
+    except (RuntimeError, ValueError) as e:
+        where = os.environ.get("PBE_COORDINATOR", "auto-detected")
+        raise SetupError(f"jax.distributed could not start (PBE_DISTRIBUTED=1, coordinator {where}): "
+                         f"{_first_line(e)}") from None
 
 
 def is_writer() -> bool:

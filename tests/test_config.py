@@ -281,6 +281,18 @@ def test_non_utf8_config_is_a_config_error(tmp_path):
     assert str(p) in str(e.value) and "a UTF-8 text file" in str(e.value) and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("char", ["\x00", "\x07", "\ufeff\x1b"])
+def test_control_characters_are_a_config_error(tmp_path, char):
+    """A NUL byte (or another control character) in a config: one line naming the file, the offset and the
+    character, never the YAML reader's traceback."""
+    p = tmp_path / "ctrl.yaml"
+    p.write_text(f"sim: seesaw{char}\nexperiment: lm\n")
+    with pytest.raises(ConfigError) as e:
+        read_yaml(p)
+    assert str(p) in str(e.value) and "printable characters" in str(e.value) and "U+00" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
 def _alias_bomb(levels=9, width=9):
     """The "billion laughs" document: a value of ``width**levels`` leaves written in a few hundred bytes."""
     anchors = ['&a0 ["lol"]'] + [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]"

@@ -360,11 +360,11 @@ def test_bad_arguments_are_refused(call, err):
 
 def test_log_log_fit_and_its_standard_error():
     x = np.array([10.0, 100.0, 1000.0])
-    s, se = cl._fit(x, 3 * x**-0.25, np.full(3, 0.01))
+    s, se = cl.log_log_fit(x, 3 * x**-0.25, np.full(3, 0.01))
     assert s == pytest.approx(-0.25, abs=1e-12) and se > 0
     # the delta-method SE: relative errors se / y on log y, so doubling every se doubles the slope's SE
-    assert cl._fit(x, 3 * x**-0.25, np.full(3, 0.02))[1] == pytest.approx(2 * se, rel=1e-12)
-    assert math.isnan(cl._fit(x, 3 * x**-0.25)[1])
+    assert cl.log_log_fit(x, 3 * x**-0.25, np.full(3, 0.02))[1] == pytest.approx(2 * se, rel=1e-12)
+    assert math.isnan(cl.log_log_fit(x, 3 * x**-0.25)[1])
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -11,6 +11,9 @@ and the replay SNR formula, with expected values that do not come from the code 
   ``decay_rounding_bound`` against Higham's gamma written out in Fractions.
 - ``bayes_accuracy_lda`` against Phi(Delta / 2) for two classes, one-dimensional quadrature for orthogonal
   equidistant classes, and Monte Carlo on the simulation's Gaussian classes.
+- ``linear_feature_gd`` against gradients by autodiff and projections by least squares (generic data,
+  momentum, two layers).
+- The checks, class statistics and remaining branches: tests/test_nc_forgetting_checks.py.
 
 float64 throughout (numpy).
 """
@@ -52,6 +55,55 @@ def test_each_control_breaks_the_exact_decay(control):
     out, err = _linear_case(**control)
     assert err > 1e-6, err
     assert np.all(out["rank"] == 3)
+
+
+def _gd_by_autodiff(X, Y, V, W, b, probes, *, eta, lam, steps, momentum, depth):
+    """linear_feature_gd written differently: gradients by jax.grad of the written-out objective
+    (mean cross-entropy + lam/2 ||feature map||^2), the projection onto S_t by least squares on the
+    centred class means (no SVD), heavy-ball momentum by the textbook update."""
+    import jax
+    import jax.numpy as jnp
+
+    labels = Y.argmax(axis=1)
+
+    def loss(theta):
+        V, V2, W, b = theta
+        z = X @ V.T @ V2.T @ W.T + b
+        ce = -jnp.mean(jnp.sum(Y * jax.nn.log_softmax(z, axis=1), axis=1))
+        return ce + lam / 2 * (jnp.sum(V * V) + (jnp.sum(V2 * V2) if depth == 2 else 0.0))
+
+    def perp(V, V2):
+        F, Pf = X @ V.T @ V2.T, probes @ V.T @ V2.T
+        means = np.stack([F[labels == c].mean(axis=0) for c in range(Y.shape[1])])
+        M = (means - means.mean(axis=0)).T                             # [d, K], rank K - 1
+        coef = np.linalg.lstsq(M, Pf.T, rcond=None)[0]
+        return np.linalg.norm(Pf.T - M @ coef, axis=0)
+
+    theta = [jnp.asarray(V), jnp.eye(V.shape[0]), jnp.asarray(W), jnp.asarray(b)]
+    vel = [jnp.zeros_like(t) for t in theta]
+    out = [perp(np.asarray(theta[0]), np.asarray(theta[1]))]
+    grad = jax.jit(jax.grad(loss))
+    for _ in range(steps):
+        g = grad(theta)
+        vel = [momentum * v + gi for v, gi in zip(vel, g)]
+        theta = [t - eta * v if (i != 1 or depth == 2) else t for i, (t, v) in enumerate(zip(theta, vel))]
+        out.append(perp(np.asarray(theta[0]), np.asarray(theta[1])))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("momentum, depth", [(0.0, 1), (0.6, 1), (0.0, 2), (0.3, 2)])
+def test_linear_feature_gd_matches_autodiff_on_generic_data(momentum, depth):
+    """Generic (not collapsed) data, W and b non-zero at the start, every term of the update active."""
+    rng = np.random.default_rng(5)
+    m = th.collapsed_linear_model(3, 6, 5, 4, rng, collapsed=False, noise=0.5)
+    W, b = rng.standard_normal((3, 5)) * 0.5, rng.standard_normal(3) * 0.3
+    probes = rng.standard_normal((4, 6))
+    kw = dict(eta=0.3, lam=0.05, steps=12, momentum=momentum, depth=depth)
+    got = th.linear_feature_gd(m["X"], m["onehot"], m["V"], W, b, probes=probes, **kw)
+    want = _gd_by_autodiff(m["X"], m["onehot"], m["V"], W, b, probes, **kw)
+    assert got["perp"].shape == (13, 4) and np.all(got["rank"] == 2)
+    np.testing.assert_allclose(got["perp"], want, rtol=1e-9, atol=1e-12)
+    assert np.ptp(want[:, 0]) > 1e-3  # the features move: a wrong step would show
 
 
 def test_no_weight_decay_means_no_decay():

@@ -272,3 +272,24 @@ def test_map_batch_is_identical_on_eight_simulated_devices(tmp_path):
         np.testing.assert_array_equal(res[f"draw{size}"], here["draw"])
         np.testing.assert_array_equal(res[f"index{size}"], here["index"])
         np.testing.assert_allclose(res[f"value{size}"], here["value"], rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("env, says", [
+    ({"JAX_PLATFORMS": "cuda"}, "JAX could not start a backend (JAX_PLATFORMS='cuda')"),
+    ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "abc", "PBE_PROCESS_ID": "0"},
+     "PBE_NUM_PROCESSES must be a non-negative integer"),
+    ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "2"},
+     "PBE_PROCESS_ID must be a non-negative integer"),
+    ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "2", "PBE_PROCESS_ID": "2"},
+     "PBE_PROCESS_ID (2) must be below PBE_NUM_PROCESSES (2)"),
+])
+def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says):
+    """No CUDA on this machine, or PBE_* settings that cannot start jax.distributed: every entry point
+    prints one line naming the setting and exits 2 (no traceback, no hang)."""
+    e = {**os.environ, "PYTHONPATH": str(REPO), **env}
+    e.pop("XLA_FLAGS", None)
+    for cmd in (["-m", "sims.social_choice", "--config", "paper_configs/social_choice_ge_instance.yaml"],
+                ["-m", "claims", "list"], ["-m", "figures.build", "relu_dag"], ["-m", "sims", "relu_dag"]):
+        r = subprocess.run([sys.executable, *cmd], env=e, capture_output=True, text=True, cwd=REPO, timeout=120)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (cmd, r.stderr[-2000:])
+        assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, (cmd, r.stderr)

@@ -14,4 +14,4 @@ here so that importing ``claims.lif_snn`` registers all of them.
 from __future__ import annotations
 
 from claims.lif_snn import networks, single_neuron, spectrum  # noqa: F401 - registers the claims
-from claims.lif_snn.common import Z_MANY, Z_MC  # noqa: F401 - re-exported
+from claims.lif_snn.common import Z_MANY, Z_MC, log_log_fit  # noqa: F401 - re-exported

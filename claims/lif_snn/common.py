@@ -14,7 +14,7 @@ Z_MC = 3.0  # |z| of one Monte-Carlo comparison
 Z_MANY = 4.0  # max |z| over a family of a few dozen comparisons (P(any > 4) ~ 0.2% for 30 normals)
 
 
-def _fit(x, y, se=None) -> tuple[float, float]:
+def log_log_fit(x, y, se=None) -> tuple[float, float]:
     """Least-squares slope of ``log y`` on ``log x`` and its standard error (weighted by ``se`` of ``y``
     through ``se / y``, the delta method; without ``se`` the error is NaN)."""
     lx, ly = np.log(np.asarray(x, np.float64)), np.log(np.asarray(y, np.float64))

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 from claims import ledger
-from claims.lif_snn.common import Z_MANY, Z_MC, _agree, _fit, _mean_se
+from claims.lif_snn.common import Z_MANY, Z_MC, _agree, log_log_fit, _mean_se
 from theory import lif_snn as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ def _depth_width_evidence(r: ledger.Reads, kind: str, figure: str = "lif_snn_dep
 
     def falls(label, data, bound):
         m, s = _mean_se(data, axis=1)
-        slope, sse = _fit(widths, m, s)
+        slope, sse = log_log_fit(widths, m, s)
         return ledger.ztest(label, slope, sse, bound, "below", Z_MC,
                             f"weighted log-log slope over n (delta-method SE over networks) below Theorem 2's "
                             f"power of n, {bound:.4g}, at {Z_MC:g} SE (three-way, normal approximation)")
@@ -159,7 +159,7 @@ def _slopes(widths, per) -> tuple[np.ndarray, np.ndarray]:
     """Weighted log-log slopes over ``widths`` of the per-seed shares ``per [S, W, T]``, per step: ``([T], [T])``
     slope and delta-method SE over seeds."""
     m, s = _mean_se(per)
-    fits = [_fit(widths, m[:, t], s[:, t]) for t in range(m.shape[1])]
+    fits = [log_log_fit(widths, m[:, t], s[:, t]) for t in range(m.shape[1])]
     return np.array([f[0] for f in fits]), np.array([f[1] for f in fits])
 
 

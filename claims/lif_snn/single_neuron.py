@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from claims import ledger
-from claims.lif_snn.common import Z_MANY, Z_MC, _agree, _closer, _fit, _level_z, _mean_se, _typo_level_weights
+from claims.lif_snn.common import Z_MANY, Z_MC, _agree, _closer, log_log_fit, _level_z, _mean_se, _typo_level_weights
 from theory import boolean
 from theory import lif_snn as th
 
@@ -160,13 +160,13 @@ def _check_theorem1_scaling(r: ledger.Reads) -> ledger.Evidence:
     widths, exact = a["widths"], a["slif_exact"]
     theta = float(meta["config"]["theta"])
     decisions, controls = [], []
-    slopes = {f"t={t}": _fit(widths, exact[:, t - 1])[0] for t in range(1, exact.shape[1] + 1)}
+    slopes = {f"t={t}": log_log_fit(widths, exact[:, t - 1])[0] for t in range(1, exact.shape[1] + 1)}
     for k in (1, 2):
         decisions.append(_exponent_near(f"t={k}: width exponent (exact curve, n = {int(widths[0])}.."
                                         f"{int(widths[-1])})", slopes[f"t={k}"], WIDTH_EXPONENT, WIDTH_TOL))
     per = a["mc_per_seed"][:, list(a["kinds"]).index("slif")]  # [S, W, T]
     mc_mean, mc_se = _mean_se(per)
-    mc_slopes = {f"t={t}": _fit(widths, mc_mean[:, t - 1], mc_se[:, t - 1]) for t in (1, 2)}
+    mc_slopes = {f"t={t}": log_log_fit(widths, mc_mean[:, t - 1], mc_se[:, t - 1]) for t in (1, 2)}
     for k in (1, 2):
         sl, sse = mc_slopes[f"t={k}"]
         decisions.append(ledger.ztest(
@@ -177,20 +177,20 @@ def _check_theorem1_scaling(r: ledger.Reads) -> ledger.Evidence:
     decisions.append(_agree("Monte Carlo vs exact curves, max over n and t", float(np.max(np.abs(z))), Z_MANY))
     # Every t in the large-n limit (the plug-in curves, exact as n -> infinity).
     big, plug = a["large_widths"], a["slif_plugin_large"]
-    large = {f"t={t}": _fit(big, plug[:, t - 1])[0] for t in range(1, plug.shape[1] + 1)}
+    large = {f"t={t}": log_log_fit(big, plug[:, t - 1])[0] for t in range(1, plug.shape[1] + 1)}
     decisions += [_exponent_near(f"{k}: width exponent in the large-n limit (n = {big[0]:.0e}..{big[-1]:.0e})", v,
                                  WIDTH_EXPONENT, WIDTH_TOL) for k, v in large.items()]
     # sqrt(nu) at fixed n = 10^4, in the regime n nu >= 10 (exact mixture).
     nus = np.array([0.001, 0.002, 0.005, 0.01, 0.02])
-    sqrt_slope = _fit(nus, [th.single_neuron_flip_probability(10_000, theta, v) for v in nus])[0]
+    sqrt_slope = log_log_fit(nus, [th.single_neuron_flip_probability(10_000, theta, v) for v in nus])[0]
     decisions.append(_exponent_near("nu exponent at n = 10^4, n nu = 10..200 (exact)", sqrt_slope, NU_EXPONENT,
                                     NU_TOL))
     # Controls, outside the hypotheses, by the same tests.
     fixed = np.array([th.single_neuron_flip_probability(int(n), theta, FIXED_NU) for n in widths])
-    fixed_slope = _fit(widths, fixed)[0]
-    fixed_large = _fit(big, [th.static_plugin_flip_probabilities(theta, FIXED_NU, plug.shape[1])[-1]] * big.size)[0]
+    fixed_slope = log_log_fit(widths, fixed)[0]
+    fixed_large = log_log_fit(big, [th.static_plugin_flip_probabilities(theta, FIXED_NU, plug.shape[1])[-1]] * big.size)[0]
     lin_nus = np.array([1e-4, 2e-4, 5e-4, 1e-3])
-    lin_slope = _fit(lin_nus, [th.single_neuron_flip_probability(100, theta, v) for v in lin_nus])[0]
+    lin_slope = log_log_fit(lin_nus, [th.single_neuron_flip_probability(100, theta, v) for v in lin_nus])[0]
     controls = [
         ledger.Control(f"t=1 at the fixed nu = {FIXED_NU:g} (above 1/sqrt(n) for n > 100: outside nu = O(1/sqrt(n))), "
                        "same exponent test", _exponent_near("width exponent at a fixed nu", fixed_slope,
@@ -262,7 +262,7 @@ def _check_if_single_neuron(r: ledger.Reads) -> ledger.Evidence:
     T = per.shape[-1]
     decisions, mc = [], {}
     for k in (1, 2):
-        sl, sse = _fit(widths, mean[:, k - 1], se[:, k - 1])
+        sl, sse = log_log_fit(widths, mean[:, k - 1], se[:, k - 1])
         mc[f"t={k}"] = {"slope": sl, "se": sse}
         decisions.append(ledger.ztest(
             f"IF t={k}: width exponent (Monte Carlo) within {WIDTH_TOL:g} of -1/4", sl - WIDTH_EXPONENT, sse,
@@ -272,17 +272,17 @@ def _check_if_single_neuron(r: ledger.Reads) -> ledger.Evidence:
     # IF neuron is the sIF neuron at theta sqrt(2) and rate nu / 2.
     big = a["large_widths"]
     lim = np.stack([th.static_plugin_flip_probabilities(theta * math.sqrt(2), 0.5 / math.sqrt(n), T) for n in big])
-    large = {f"t={t}": _fit(big, lim[:, t - 1])[0] for t in range(1, T + 1)}
+    large = {f"t={t}": log_log_fit(big, lim[:, t - 1])[0] for t in range(1, T + 1)}
     decisions += [_exponent_near(f"IF {k}: width exponent in the large-n limit (n = {big[0]:.0e}..{big[-1]:.0e})", v,
                                  WIDTH_EXPONENT, WIDTH_TOL) for k, v in large.items()]
     fixed = np.array([th.if_plugin_flip_probability(theta, FIXED_NU)] * widths.size)
-    fixed_slope = _fit(widths, fixed)[0]
+    fixed_slope = log_log_fit(widths, fixed)[0]
     controls = [ledger.Control(
         f"IF t=1 at the fixed nu = {FIXED_NU:g} (large-n limit, exact; outside nu = O(1/sqrt(n))), same exponent test",
         _exponent_near("IF width exponent at a fixed nu", fixed_slope, WIDTH_EXPONENT, WIDTH_TOL),
         {"exponent": fixed_slope})]
     s_mean = a["mc_per_seed"][:, list(a["kinds"]).index("slif")].mean(0) if "slif" in list(a["kinds"]) else None
-    all_t = {f"t={t}": _fit(widths, mean[:, t - 1])[0] for t in range(1, T + 1)}
+    all_t = {f"t={t}": log_log_fit(widths, mean[:, t - 1])[0] for t in range(1, T + 1)}
     return ledger.Evidence(
         measured={"exponent_mc_t1_t2": mc, "exponent_large_n_limit": large,
                   "observation (not decided)": {

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from claims import ledger
-from claims.lif_snn.common import Z_MC, _fit, _mean_se
+from claims.lif_snn.common import Z_MC, log_log_fit, _mean_se
 from theory import boolean
 
 # ---------------------------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ def _width_falls(label: str, widths, per) -> ledger.Decision:
     """Weighted log-log slope over ``widths`` of the mean of ``per [W, N]`` (per-network shares; SE over
     networks by the delta method) below 0 at :data:`Z_MC` SE: holds below -Z_MC SE, fails above +Z_MC SE."""
     m, s = _mean_se(per, axis=1)
-    slope, se = _fit(widths, m, s)
+    slope, se = log_log_fit(widths, m, s)
     return ledger.ztest(label, slope, se, 0.0, "below", Z_MC,
                         f"weighted log-log slope over n (delta-method SE over networks) below 0 at {Z_MC:g} SE "
                         "(three-way, normal approximation)")
@@ -80,7 +80,7 @@ def _check_spectral_simplicity(r: ledger.Reads) -> ledger.Evidence:
     per, fixed = c["per_network"][k_s, ..., t_idx], c["per_network_fixed"][k_s, ..., t_idx]  # [W, N, D]
     fixed_nu = float(c["fixed_nu"])
     rand = np.array([boolean.random_function_noise_sensitivity(int(n), float(v)) for n, v in zip(widths, nus)])
-    rs = _fit(widths, rand)[0]
+    rs = log_log_fit(widths, rand)[0]
     rows = {}
     for j, L in enumerate(c["depths"].tolist()):
         dec = _width_falls(f"L={L}: bridge bound 2.313 ENS_nu' on E W^(>= sqrt(n) ln n) falls with n", widths,

@@ -20,7 +20,7 @@ Conventions (``/work/shared/papers/mdm_variance.md``, sections 1-4 and 7, whose 
   so only the sample of sequences is random (jackknife SEs over it).
 * Variance estimates are two-pass (centred) in float64, never ``E[x^2] - mean^2``.
 
-Everything here is pure JAX/numpy/scipy; the flax denoiser lives in ``sims/mdm_variance.py``.
+Everything here is pure JAX/numpy/scipy; the flax denoiser is ``sims.models.Transformer`` (bidirectional), trained in ``sims/mdm_variance/training.py``.
 
 Submodules (everything public is re-exported here, so ``from theory import mdm_variance as th`` reaches
 all of it): :mod:`~theory.mdm_variance.masks` (argument checks, the forward process, MIRROR pairs, the

@@ -1,0 +1,49 @@
+"""The Markov-chain data of the exact MDM experiments, drawn and stored in blocks (the replicates of the ledger's leave-one-block-out checks)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import numpy as np
+
+from sims.config import param
+from theory import mdm_variance as th
+
+# ---------------------------------------------------------------------------------------------------
+# Shared: the chain
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainParams:
+    """The Markov-chain CPU-scale proxy of the paper's setting (V = 8, L = 16, Dirichlet(0.3) rows)."""
+
+    vocab: int = param(8, ge=2)
+    length: int = param(16, ge=2, le=th.MAX_EXACT_LEN)
+    concentration: float = param(0.3, gt=0)
+    eps: float = param(0.01, gt=0, lt=1)
+
+
+def _chain(p, seed: int):
+    """(transition, initial) of the chain drawn from ``fold_in(key(seed), 0)``."""
+    return th.random_chain(jax.random.fold_in(jax.random.key(seed), 0), p.vocab, p.concentration)
+
+
+def _sample(p, seed: int, salt: int, n: int, trans, init):
+    return th.sample_chain(jax.random.fold_in(jax.random.key(seed), salt), trans, init, n, p.length)
+
+
+# Independent draws (sequences, per-bin draws) are stored in this many equal blocks on a leading axis
+# (the remainder dropped), declared as the seed axis: the ledger re-decides each claim with one block
+# left out, so the blocks are the replicates its stability is measured on.
+N_BLOCKS = 16
+
+
+def _blocks(x, axis: int = 0) -> np.ndarray:
+    """``x`` with its ``axis`` split into ``min(N_BLOCKS, n)`` equal blocks, as a new leading axis
+    (``[..., n, ...] -> [G, ..., n // G, ...]``, the last ``n % G`` draws dropped)."""
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    g = min(N_BLOCKS, x.shape[0])
+    x = x[:x.shape[0] - x.shape[0] % g].reshape(g, -1, *x.shape[1:])
+    return np.moveaxis(x, 1, axis + 1)

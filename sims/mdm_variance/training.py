@@ -1,0 +1,206 @@
+"""The ``training`` experiment: the transformer denoiser trained with each estimator (Sec. 5, Tables 1 and 2 on the CPU proxy)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from sims import cli, runtime
+from sims.config import param
+from sims.data import stdlib_text
+from sims.models import TransformerParams
+from theory import mdm_variance as th
+
+# ---------------------------------------------------------------------------------------------------
+# training
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingParams(TransformerParams):
+    seq_len: int = param(32, ge=4, doc="tokens per training window")
+    d_model: int = param(32, ge=8)
+    n_heads: int = param(2, ge=1)
+    n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
+    val_frac: float = param(0.1, gt=0, lt=0.5)
+    batch: int = param(16, ge=1)
+    steps: int = param(400, ge=2)
+    lr: float = param(3e-3, gt=0)
+    eps: float = param(1e-3, gt=0, lt=1)
+    n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS - 1)
+    n_evals: int = param(4, ge=1)
+    val_windows: int = param(128, ge=3)
+    val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window")
+    n_bins: int = param(16, ge=4, doc="P-POTS bins")
+    n_per_bin: int = param(256, ge=2)
+    grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance")
+
+
+MASK = 256  # the mask token; bytes are 0..255
+
+
+def _model_loss_fn(model, params) -> th.LossFn:
+    """``loss_fn(x0 [L], t, mask [L])`` of the denoiser with ``params`` (the MDM loss, float32 logits)."""
+    def loss_fn(x0, t, mask):
+        return th.mdm_loss(_model_token_logp(model, params, x0, mask), t, mask)
+    return loss_fn
+
+
+def _model_token_logp(model, params, x0, mask) -> jax.Array:
+    """``log p(x0_i | x0 masked by mask)`` per position ``[L]`` (float32 logits)."""
+    logits = model.apply(params, jnp.where(mask, MASK, x0)[None])[0]
+    return jnp.take_along_axis(jax.nn.log_softmax(logits), x0[:, None], 1)[:, 0]
+
+
+# The trained estimators (Sec. 4.1, 4.2, 5; Table 1 and Table 2 rank the first four):
+#   standard: t ~ U[eps, 1], one mask; pots: t from the P-POTS density (weight u / p(t)), one mask;
+#   mirror: t ~ U[eps, 1], MIRROR's complementary pair (two forward passes); pots_mirror: both;
+#   multisample2: t ~ U[eps, 1] and two independent masks averaged, two forward passes: the compute-matched
+#     baseline of MIRROR's pair (at equal cost the fair baseline draws the second mask independently);
+#   thinned: the standard estimator with each masked token's term kept with probability 1/2 and doubled
+#     (unbiased, one forward pass, its variance above the standard one's by the added thinning noise): the
+#     case just outside "lowers the variance" that the ordering and variance checks must reject.
+# Every method sees the same windows, the same first uniform per token and (uniform-t methods) the same t.
+METHODS_TRAIN = ("standard", "pots", "mirror", "pots_mirror", "multisample2", "thinned")
+# Estimators whose one-sample gradient variance is measured: all of them.
+GRAD_METHODS = METHODS_TRAIN
+
+
+def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
+    """Seeds x {standard, P-POTS, MIRROR, P-POTS + MIRROR, MultiSample-2, thinned} small MDMs on stdlib
+    source; validation NELBO and gradient variance.
+
+    Source: Sec. 4.1, 4.2 and 5 (the methods Table 1 and Table 2 rank, at CPU scale),
+    ``paper_configs/mdm_variance_training.yaml``. Data: :func:`stdlib_text`, the last ``p.val_frac`` held
+    out; random windows of ``p.seq_len`` characters. AdamW (lr ``p.lr``, clip 1.0, linear decay to 0),
+    batch ``p.batch`` windows, ``p.steps`` steps; seed i starts from the same init and sees the same
+    windows under every method (paired). The estimators (:data:`METHODS_TRAIN`): ``standard``: t ~ U[eps,
+    1], one mask. ``pots``: t from the P-POTS bin density (weights u/p(t)), one mask. ``mirror``: t ~
+    U[eps, 1], MIRROR's complementary pair (two forward passes). ``pots_mirror``: P-POTS t and MIRROR's
+    pair. ``multisample2``: t ~ U[eps, 1], the mean over two independent masks (two forward passes,
+    MIRROR's cost). ``thinned``: one mask, each masked token's term kept with probability 1/2 and doubled
+    (the control: unbiased, more variance). The P-POTS density is estimated once, before its runs (as the
+    paper fits it once from the model it fine-tunes), from the final model of one more standard run, seed
+    index ``p.n_seeds`` (the calibration seed), disjoint from the seeds 0..n_seeds-1 that are compared.
+    Validation: the MDM loss on ``p.val_windows`` windows with ``p.val_draws`` fixed (t, mask) draws each
+    (common random numbers across runs).
+
+    Returns (``s = p.n_seeds``, ``e = p.n_evals``, ``b = p.n_bins``, ``k = len(METHODS_TRAIN)`` = 6):
+      methods [k]; steps [e + 1]: step of each evaluation (0 first).
+      {method}_val_loss [s, e + 1]: validation MDM loss (nats per character).
+      grad_var_{m} [s] for m in GRAD_METHODS (= METHODS_TRAIN): trace of the
+        covariance of the one-sample gradient estimator, at the final standard model of each seed (same
+        parameters and the same (x0, t, first mask) draws across methods: paired, common random numbers).
+      loss_var_{m} [s]: variance of the one-sample loss value, same setting.
+      pots_edges [b + 1], pots_probs [b], pots_m2 [b]: the P-POTS density used (calibration seed).
+      learned_A, learned_B, learned_C, learned_total and ``_se`` []: decomposition of the calibration
+        seed's final standard model's loss on the validation windows.
+    """
+    seed = ctx.config.seed
+    text = stdlib_text(p.n_chars)
+    cut = int(len(text) * (1 - p.val_frac))
+    train = jnp.asarray(text[:cut].astype(np.int32))
+    val = text[cut:].astype(np.int32)
+    starts = np.linspace(0, val.size - p.seq_len - 1, p.val_windows).astype(np.int64)
+    val_toks = jnp.asarray(np.stack([val[s:s + p.seq_len] for s in starts]))
+    model = p.model(vocab=MASK + 1, n_out=256, causal=False)  # bytes + the mask token in, byte logits out
+    opt = optax.chain(optax.clip_by_global_norm(1.0),
+                      optax.adamw(optax.linear_schedule(p.lr, 0.0, p.steps), b1=0.9, b2=0.95, weight_decay=0.0))
+    L = p.seq_len
+    vkey = jax.random.fold_in(jax.random.key(seed), 77)
+    vt = th.uniform_t(vkey, (p.val_windows, p.val_draws), p.eps)
+    vm = jax.random.uniform(jax.random.fold_in(vkey, 1), (p.val_windows, p.val_draws, L)) < vt[..., None]
+
+    def windows(key, n):
+        s = jax.random.randint(key, (n,), 0, train.shape[0] - L)
+        return jax.vmap(lambda a: jax.lax.dynamic_slice(train, (a,), (L,)))(s)
+
+    def val_loss(params):
+        fn = _model_loss_fn(model, params)
+        return jnp.mean(jax.vmap(lambda x, ts, ms: jax.vmap(lambda t, m: fn(x, t, m))(ts, ms))(val_toks, vt, vm))
+
+    def estimator(params, key, method, sampler):
+        """One-sample loss estimate of ``method`` (one of METHODS_TRAIN) on one random window."""
+        kx, kt, km = jax.random.split(key, 3)
+        x0 = windows(kx, 1)[0]
+        fn = _model_loss_fn(model, params)
+        if method in ("pots", "pots_mirror"):
+            t, w = sampler(kt, ())
+        else:
+            t, w = th.uniform_t(kt, (), p.eps), 1.0
+        if method in ("mirror", "pots_mirror"):
+            m1, m2 = th.mirror_masks(km, t, L)
+            return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
+        m = jax.random.uniform(km, (L,)) < t
+        if method == "multisample2":
+            m2 = jax.random.uniform(jax.random.fold_in(km, 2), (L,)) < t
+            return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
+        if method == "thinned":
+            keep = jax.random.uniform(jax.random.fold_in(km, 1), (L,)) < 0.5
+            return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
+        return w * fn(x0, t, m)
+
+    def train_runs(method, sampler, n):
+        def one(i):
+            k = runtime.seed_key(seed, i)
+            params = model.init(jax.random.fold_in(k, 0), jnp.zeros((1, L), jnp.int32))
+            state = (params, opt.init(params))
+
+            def step(st, s):
+                params, os = st
+                ks = jax.random.split(jax.random.fold_in(jax.random.fold_in(k, 1), s), p.batch)
+                loss = lambda pr: jnp.mean(jax.vmap(lambda kk: estimator(pr, kk, method, sampler))(ks))  # noqa: E731
+                g = jax.grad(loss)(params)
+                upd, os = opt.update(g, os, params)
+                return (optax.apply_updates(params, upd), os), None
+
+            marks = np.linspace(0, p.steps, p.n_evals + 1).astype(int)
+            vals = [val_loss(params)]
+            for a, b in zip(marks[:-1], marks[1:]):
+                state, _ = jax.lax.scan(step, state, jnp.arange(a, b))
+                vals.append(val_loss(state[0]))
+            return state[0], jnp.stack(vals)
+
+        idx, _ = runtime.seed_indices(n, ctx.mesh)
+        params, vals = jax.jit(jax.vmap(one))(idx)
+        return params, np.asarray(runtime.to_host(vals))[:n]
+
+    def grad_var(params, key, method, sampler):
+        def one(k):
+            return jax.value_and_grad(lambda pr: estimator(pr, k, method, sampler))(params)
+        ls, gs = jax.vmap(one)(jax.random.split(key, p.grad_samples))
+        flat = jnp.concatenate([g.reshape(p.grad_samples, -1) for g in jax.tree.leaves(gs)], 1)
+        dev = flat - flat.mean(0)
+        return jnp.sum(dev * dev) / (p.grad_samples - 1), jnp.var(ls, ddof=1)
+
+    std_params, std_vals = train_runs("standard", None, p.n_seeds + 1)  # the last: calibration seed
+    p0 = jax.tree.map(lambda a: a[p.n_seeds], std_params)
+    std_params, std_vals = jax.tree.map(lambda a: a[:p.n_seeds], std_params), std_vals[:p.n_seeds]
+    edges = th.t_bin_edges(p.eps, p.n_bins)
+    fn0 = _model_loss_fn(model, p0)
+    tr_windows = windows(jax.random.fold_in(jax.random.key(seed), 88), 1024)
+    mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges, p.n_per_bin)
+    probs = th.pots_bin_probs(edges, mom["m2"])
+    sampler = th.binned_sampler(edges, probs)
+    vals = {"standard": std_vals}
+    for m in METHODS_TRAIN[1:]:
+        vals[m] = train_runs(m, sampler, p.n_seeds)[1]
+    gkey = jax.random.fold_in(jax.random.key(seed), 99)
+    gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
+        std_params, jnp.arange(p.n_seeds)) for m in GRAD_METHODS}
+    dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
+                       n_masks=4, eps=p.eps)
+    out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
+           **{f"{m}_val_loss": vals[m] for m in METHODS_TRAIN},
+           "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}
+    for m in GRAD_METHODS:
+        out[f"grad_var_{m}"] = np.asarray(gv[m][0])
+        out[f"loss_var_{m}"] = np.asarray(gv[m][1])
+    for k in ("A", "B", "C", "total"):
+        out[f"learned_{k}"], out[f"learned_{k}_se"] = np.asarray(dec[k]), np.asarray(dec[f"{k}_se"])
+    ctx.summary["final_val_sd"] = {m: float(np.std(out[f"{m}_val_loss"][:, -1], ddof=1)) for m in METHODS_TRAIN}
+    return out
