@@ -440,3 +440,21 @@ def test_radial_correction_and_mean_norm_ratio():
         th.radial_correction(means, centre, 0.0)
     with pytest.raises(ValueError, match="same classes"):
         th.mean_norm_ratio(a, y, b, y + 1, centre)
+
+
+def test_labels_that_cannot_be_exact_integers_are_refused():
+    x, y, _ = _collapsed(3, 4, 3)
+    x = x + np.random.default_rng(0).standard_normal(x.shape)
+    with pytest.raises(ValueError, match="fit in int64"):
+        th.nc_metrics(x, np.array([0, 2**63, 2**64 - 1], dtype=np.uint64)[y])
+    with pytest.raises(ValueError, match="whole numbers"):
+        th.nc_metrics(x, np.array([0.0, 1e20, 2e20])[y])  # 1e20 and 1e20 + 1 would merge
+    np.testing.assert_allclose(th.nc_metrics(x, y.astype(np.uint8))["nc1"], th.nc_metrics(x, y)["nc1"])
+
+
+def test_complex_or_string_features_are_refused_by_name():
+    x, y, mt = _collapsed(3, 4, 3)
+    with pytest.raises(ValueError, match="features must be a real numeric array"):
+        th.nc_metrics(x.astype(complex), y)
+    with pytest.raises(ValueError, match="head_weights must be a real numeric array"):
+        th.nc_metrics(x, y, mt.astype(str), np.zeros(3))

@@ -491,10 +491,3 @@ def test_radial_correction_and_mean_norm_ratio_refusals_and_a_general_ratio():
         th.mean_norm_ratio(a, y, b, y, ["a", "b"])
 
 
-def test_snr_replay_theory_computes_in_float64_whatever_the_dtype_of_pi():
-    """pi given in float32 (0.3 rounded to float32): the formula evaluated in Fractions at that exact value,
-    to 1e-14 (float32 arithmetic would be off by ~1e-7)."""
-    pi32 = np.float32(0.3)
-    want = _snr_replay_exact(Fraction(float(pi32)), Fraction(2), Fraction(1, 4), Fraction(1, 100))
-    got = th.snr_replay_theory(pi32, 2.0, 0.25, 0.01)
-    assert float(got) == pytest.approx(float(want), rel=1e-14)

@@ -204,24 +204,6 @@ def test_run_grid_buffers_follow_the_specs(tiny_training):
 # ---------------------------------------------------------------------------------------------------
 
 
-def test_labels_that_cannot_be_exact_integers_are_refused():
-    x, y, _ = _collapsed(3, 4, 3)
-    x = x + np.random.default_rng(0).standard_normal(x.shape)
-    with pytest.raises(ValueError, match="fit in int64"):
-        th.nc_metrics(x, np.array([0, 2**63, 2**64 - 1], dtype=np.uint64)[y])
-    with pytest.raises(ValueError, match="whole numbers"):
-        th.nc_metrics(x, np.array([0.0, 1e20, 2e20])[y])  # 1e20 and 1e20 + 1 would merge
-    np.testing.assert_allclose(th.nc_metrics(x, y.astype(np.uint8))["nc1"], th.nc_metrics(x, y)["nc1"])
-
-
-def test_complex_or_string_features_are_refused_by_name():
-    x, y, mt = _collapsed(3, 4, 3)
-    with pytest.raises(ValueError, match="features must be a real numeric array"):
-        th.nc_metrics(x.astype(complex), y)
-    with pytest.raises(ValueError, match="head_weights must be a real numeric array"):
-        th.nc_metrics(x, y, mt.astype(str), np.zeros(3))
-
-
 @pytest.mark.parametrize("scale", [1e-200, 1e200])
 def test_scale_free_quantities_survive_extreme_scales(scale):
     rng = np.random.default_rng(1)

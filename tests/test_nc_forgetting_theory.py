@@ -304,3 +304,12 @@ def test_bayes_accuracy_refuses_bad_input():
         th.bayes_accuracy_lda(np.eye(3), np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"covariance must be \[d, d\]"):
         th.bayes_accuracy_lda(np.eye(3), np.eye(2))
+
+
+def test_snr_replay_theory_computes_in_float64_whatever_the_dtype_of_pi():
+    """pi given in float32 (0.3 rounded to float32): the formula evaluated in Fractions at that exact value,
+    to 1e-14 (float32 arithmetic would be off by ~1e-7)."""
+    pi32 = np.float32(0.3)
+    want = _snr_replay_exact(Fraction(float(pi32)), Fraction(2), Fraction(1, 4), Fraction(1, 100))
+    got = th.snr_replay_theory(pi32, 2.0, 0.25, 0.01)
+    assert float(got) == pytest.approx(float(want), rel=1e-14)
