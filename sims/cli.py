@@ -162,6 +162,36 @@ def code_files(sim: str) -> list[Path]:
     return sorted(set(files))
 
 
+_COMPILES: dict[str, float] = {"compile_s": 0.0, "compilations": 0, "cache_hits": 0, "cache_misses": 0}
+
+
+def _count_compiles() -> None:
+    """Count XLA compilations, their seconds and the persistent-cache hits and misses of this process (JAX's
+    monitoring events; registered once)."""
+    if _COMPILES.get("registered"):
+        return
+
+    def on_event(event: str, **_) -> None:
+        if event == "/jax/compilation_cache/cache_hits":
+            _COMPILES["cache_hits"] += 1
+        elif event == "/jax/compilation_cache/cache_misses":
+            _COMPILES["cache_misses"] += 1
+
+    def on_duration(event: str, seconds: float, **_) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            _COMPILES["compile_s"] += seconds
+            _COMPILES["compilations"] += 1
+
+    jax.monitoring.register_event_listener(on_event)
+    jax.monitoring.register_event_duration_secs_listener(on_duration)
+    _COMPILES["registered"] = True
+
+
+def compile_counts() -> dict[str, float]:
+    """A snapshot of :data:`_COMPILES` (subtract two snapshots for the compilations of one run)."""
+    return {k: v for k, v in _COMPILES.items() if k != "registered"}
+
+
 def agree_all(flag: bool) -> bool:
     """True only when ``flag`` is true on every process (one all-gather under ``jax.distributed``)."""
     if jax.process_count() == 1:
@@ -233,6 +263,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         parts.discard()
     mesh = runtime.make_mesh(n_devices)
     ctx = Context(cfg, mesh, parts, {})
+    _count_compiles()
+    before = compile_counts()
     t0 = time.time()
     exp = Experiment(*mod.EXPERIMENTS[cfg.experiment])
     arrays = {k: np.asarray(v) for k, v in exp.run(cfg.params, ctx).items()}
@@ -251,6 +283,10 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         "git_commit": results.git_commit(),
         "versions": results.versions(), **runtime.device_summary(),
         "wall_time_s": round(time.time() - t0, 3), "finished": results.now(),
+        # XLA compilations during the run: their seconds, and persistent-cache hits and misses (a run with
+        # no miss started from a warm cache; make bench tabulates these per figure)
+        "compile": {k: round(v - before[k], 3) if k == "compile_s" else int(v - before[k])
+                    for k, v in compile_counts().items()},
         "resumed_parts": parts.resumed, "summary": ctx.summary, "non_finite": bad,
     }
     if writer:

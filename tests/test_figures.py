@@ -31,6 +31,9 @@ def test_build_computes_then_skips_then_recomputes_a_damaged_result(tmp_path, co
     kw = dict(results_dir=tmp_path / "r", out_dir=tmp_path / "o", configs=configs)
     first = build.build(["social_choice"], "quick", **kw)
     assert len(first) == 1 and first[0].startswith(f"[1/1] {NAME}: computed in ") and first[0].endswith("; rendered")
+    comp = results.load(NAME, tmp_path / "r" / "quick")[1]["compile"]  # measured compilations of the run
+    assert set(comp) == {"compile_s", "compilations", "cache_hits", "cache_misses"} and comp["compile_s"] >= 0
+    assert all(isinstance(comp[k], int) and comp[k] >= 0 for k in ("compilations", "cache_hits", "cache_misses"))
     png = tmp_path / "o" / "quick" / f"{NAME}.png"
     assert png.stat().st_size > 1000 and (tmp_path / "o" / "quick" / f"{NAME}.pdf").stat().st_size > 1000
     assert build.build(["social_choice"], "quick", **kw) == [f"[1/1] {NAME}: current; figure current"]
