@@ -544,3 +544,35 @@ def test_leaky_table_control_is_accepted_when_dropout_never_matters():
     the 0.2 control holds too and the claim fails."""
     ev = _decide("lif_snn.leaky_table", lif_snn_leaky=_leaky(control=(0.15, 0.15)), lif_snn_time_varying=_tv())
     assert ev.verdict == "fails" and not any(c.rejected for c in ev.controls)
+
+
+# ---------------------------------------------------------------------------------------------------
+# depth_over_time: Figure 2's "depth raises ENS more than T does"
+# ---------------------------------------------------------------------------------------------------
+
+def _depth_time(per_layer, per_step, sd=0.02, n_net=64, seed=3):
+    """ENS = 0.1 + per_layer (L - 1) + per_step (T - 1) per network, plus exactly mean-zero noise over the
+    networks: ENS(L_max, 1) - ENS(1, T_max) = per_layer (L_max - 1) - per_step (T_max - 1) exactly on average."""
+    rng = np.random.default_rng(seed)
+    L, T = np.arange(DEPTH), np.arange(STEPS)
+    mean = 0.1 + per_layer * L[:, None] + per_step * T[None, :]                       # [D, T]
+    per = mean[None, None, None] + _noise(rng, (n_net, len(WIDTHS2), 2, DEPTH, STEPS), sd).transpose(2, 1, 0, 3, 4)
+    arrays, meta = _depth()
+    arrays["per_network"] = per
+    return arrays, meta
+
+
+@pytest.mark.parametrize("claim", ["lif_snn.depth_over_time", "lif_snn.depth_over_time_if"])
+@pytest.mark.parametrize("per_layer, per_step, want", [(0.04, 0.005, "holds"), (0.005, 0.04, "fails"),
+                                                       (None, 0.01, "inconclusive")])
+def test_depth_over_time_decides_which_effect_is_larger(claim, per_layer, per_step, want):
+    """Equal effects (per_layer (L - 1) = per_step (T - 1)) are undecided; the control (the reversed order)
+    is rejected exactly when the claimed order holds."""
+    if per_layer is None:  # the two effects equal
+        per_layer = per_step * (STEPS - 1) / (DEPTH - 1)
+    ev = _decide(claim, lif_snn_depth=_depth_time(per_layer, per_step))
+    assert ev.verdict == want
+    assert len(ev.decisions) == len(WIDTHS2) == len(ev.controls)
+    assert all(c.rejected for c in ev.controls) == (want == "holds")
+    d = ev.decisions[0]
+    assert d.statistic == pytest.approx(per_layer * (DEPTH - 1) - per_step * (STEPS - 1), abs=1e-12)
