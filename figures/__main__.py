@@ -37,9 +37,19 @@ def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
     Raises:
       ResultError: the result is missing or damaged (run the simulation first).
     """
-    arrays, meta = results.load(name, results.scale_dir(results_dir, scale))
-    mod = importlib.import_module(f"figures.{meta['sim']}")
-    fig = mod.PLOTS[meta["experiment"]](arrays, meta)
+    folder = results.scale_dir(results_dir, scale)
+    arrays, meta = results.load(name, folder)
+    sim, experiment = meta.get("sim"), meta.get("experiment")
+    plots = {}
+    if isinstance(sim, str) and re.fullmatch(r"[A-Za-z0-9_]+", sim):
+        try:
+            plots = importlib.import_module(f"figures.{sim}").PLOTS
+        except ModuleNotFoundError:
+            plots = {}
+    if experiment not in plots:
+        raise ResultError(f"{folder}/{name}.json names no plot: sim {sim!r}, experiment {experiment!r} (a simulation's "
+                          "sidecar names both, and the figures module of that sim plots the experiment)")
+    fig = plots[experiment](arrays, meta)
     fig.text(0.995, 0.005, f"{name} | {meta['scale']} | {meta['git_commit'][:12]} | "
              f"{meta['device_count']} dev", ha="right", va="bottom", fontsize=6, color="0.5")
     written = []
@@ -109,6 +119,9 @@ def main(argv=None) -> int:
             hint = f"did you mean '{close[0]}'? " if close else ""
             print(f"error: no result {a.results}/{a.scale}/{a.name} and no figure '{a.name}' in this repository "
                   f"(no paper_configs/{a.name}.yaml; {hint}known: {', '.join(names)})", file=sys.stderr)
+            return 2
+        if not (configs / f"{a.name}.yaml").is_file():  # a user's own result: no paper config to rerun
+            print(f"error: {e}", file=sys.stderr)
             return 2
         try:  # the config names its simulation (its `sim` key)
             sim = yaml.safe_load((configs / f"{a.name}.yaml").read_text())["sim"]

@@ -125,3 +125,14 @@ def test_figures_render_headless_even_if_an_interactive_backend_is_asked_for(tmp
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "quick" / "my_large_batch.png").stat().st_size > 1000
     assert (tmp_path / "out" / "quick" / "my_large_batch.pdf").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("meta", [{"experiment": "lm"}, {"sim": "seesaw", "experiment": "no_such_plot"},
+                                  {"sim": "../x", "experiment": "lm"}, {"sim": "no_such_paper", "experiment": "lm"}])
+def test_a_sidecar_that_names_no_plot_is_one_line(tmp_path, meta):
+    """A result whose sidecar lacks `sim`, or names a paper or experiment nothing plots: one line, exit 2."""
+    results.save("mine", {"a": np.ones(2)}, {"scale": "quick", **meta}, tmp_path / "quick")
+    r = _run("-m", "figures", "mine", "--results", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "names no plot" in r.stderr and "<paper>" not in r.stderr and not (tmp_path / "o").exists()
+
