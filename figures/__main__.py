@@ -72,8 +72,7 @@ def _stale_reason(name: str, scale: str, results_dir: str) -> str | None:
     if not config.is_file() or not all(f.exists() for f in results.paths(name, folder)):
         return None  # render() says what is missing
     try:
-        cfg, _ = cli.load_config(config, scale)
-        if results.is_current(name, cfg.hash(), results.code_hash(cli.code_files(cfg.sim)), folder):
+        if cli.result_is_current(name, scale, results_dir):
             return None
         _, meta = results.load(name, folder)
     except ConfigError as e:
@@ -82,6 +81,17 @@ def _stale_reason(name: str, scale: str, results_dir: str) -> str | None:
         return None  # damaged: render() says so in one line
     return (f"{folder}/{name} is not the result of paper_configs/{name}.yaml at today's code "
             f"(made from {meta.get('config_path', '?')}, config hash {str(meta.get('config_hash', '?'))[:12]})")
+
+
+def _recompute_hint(name: str, scale: str, results_dir: str) -> str:
+    """The command that recomputes paper figure ``name`` into ``results_dir``: ``make fig-<name>`` for the
+    repository's results, else ``python -m sims.<sim> ... --out`` (the sim named by the config's ``sim``)."""
+    try:
+        sim = yaml.safe_load((results.REPO / "paper_configs" / f"{name}.yaml").read_text())["sim"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        sim = "<paper>"
+    run = f"python -m sims.{sim} --config paper_configs/{name}.yaml --scale {scale}"
+    return f"make fig-{name} SCALE={scale}, or {run}" if results_dir == "results" else f"{run} --out {results_dir}"
 
 
 def main(argv=None) -> int:
@@ -103,10 +113,7 @@ def main(argv=None) -> int:
     try:
         stale = _stale_reason(a.name, a.scale, a.results)
         if stale:
-            sim = yaml.safe_load((results.REPO / "paper_configs" / f"{a.name}.yaml").read_text())["sim"]
-            how = (f"make fig-{a.name} SCALE={a.scale}" if a.results == "results" else
-                   f"python -m sims.{sim} --config paper_configs/{a.name}.yaml --scale {a.scale} --out {a.results}")
-            print(f"error: {stale}; recompute: {how}", file=sys.stderr)
+            print(f"error: {stale}; recompute: {_recompute_hint(a.name, a.scale, a.results)}", file=sys.stderr)
             return 2
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
@@ -123,12 +130,7 @@ def main(argv=None) -> int:
         if not (configs / f"{a.name}.yaml").is_file():  # a user's own result: no paper config to rerun
             print(f"error: {e}", file=sys.stderr)
             return 2
-        try:  # the config names its simulation (its `sim` key)
-            sim = yaml.safe_load((configs / f"{a.name}.yaml").read_text())["sim"]
-        except (OSError, yaml.YAMLError, KeyError, TypeError):
-            sim = "<paper>"
-        print(f"error: {e} (recompute: make fig-{a.name} SCALE={a.scale}, or python -m sims.{sim} "
-              f"--config paper_configs/{a.name}.yaml --scale {a.scale})", file=sys.stderr)
+        print(f"error: {e} (recompute: {_recompute_hint(a.name, a.scale, a.results)})", file=sys.stderr)
         return 2
     return 0
 

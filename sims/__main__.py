@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     except runtime.SetupError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    for k, name in enumerate(dict.fromkeys(todo), 1):
+    todo = list(dict.fromkeys(todo))  # each figure once, in the order asked
+    for k, name in enumerate(todo, 1):
         try:
             _, meta = cli.run_config(cli.CONFIGS / f"{name}.yaml", a.scale, force=a.force, outdir=a.out,
                                      quiet=True)
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if runtime.is_writer():
             state = "current" if meta.get("skipped") else f"computed in {meta['wall_time_s']:.1f} s"
-            print(f"[{k}/{len(dict.fromkeys(todo))}] {name}: {state}", flush=True)
+            print(f"[{k}/{len(todo)}] {name}: {state}", flush=True)
     return 0
 
 

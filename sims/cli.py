@@ -308,17 +308,27 @@ def figure_config(name: str) -> Path:
     return path
 
 
+def result_is_current(name: str, scale: str, outdir: str | Path = "results", seed_offset: int = 0) -> bool:
+    """Whether the saved result of figure ``name`` at ``scale`` (root seed shifted by ``seed_offset``) is the
+    one today's ``paper_configs/<name>.yaml`` and code make (config hash, code hash, intact files).
+
+    Raises:
+      ConfigError: the figure has no config, or its config does not match its schema.
+    """
+    cfg, _ = load_config(figure_config(name), scale)
+    cfg = _shifted(cfg, seed_offset)
+    return results.is_current(cfg.name, cfg.hash(), results.code_hash(code_files(cfg.sim)),
+                              seed_offset_dir(outdir, scale, seed_offset))
+
+
 def stored_result(name: str, scale: str, outdir: str | Path = "results", seed_offset: int = 0
                   ) -> tuple[dict, dict] | None:
     """The saved result of figure ``name`` at ``scale`` (root seed shifted by ``seed_offset``) when it is
-    current for today's config and code, else ``None``. Never computes."""
+    current for today's config and code (:func:`result_is_current`), else ``None``. Never computes."""
     runtime.setup()
-    cfg, _ = load_config(figure_config(name), scale)
-    cfg = _shifted(cfg, seed_offset)
-    out = seed_offset_dir(outdir, scale, seed_offset)
-    if not results.is_current(cfg.name, cfg.hash(), results.code_hash(code_files(cfg.sim)), out):
+    if not result_is_current(name, scale, outdir, seed_offset):
         return None
-    return results.load(cfg.name, out)
+    return results.load(name, seed_offset_dir(outdir, scale, seed_offset))
 
 
 def main(module_name: str, argv: list[str] | None = None) -> int:
