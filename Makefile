@@ -26,7 +26,7 @@ paper_of = $(firstword $(foreach p,$(PAPERS),$(if $(filter $(p)_%,$(1)),$(p))))
 # Every theory file: a result's precise code hash (sims/cli.py) decides whether the sim really reruns.
 THEORY := $(wildcard theory/*.py theory/*/*.py)
 
-.PHONY: help env test test-slow figures verify bench mutate clean
+.PHONY: help env test test-slow figures verify report plan bench mutate clean
 help:
 	@echo "make test      run the test suite (creates .venv if missing)"
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
@@ -34,6 +34,10 @@ help:
 	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
+	@echo "make report    the ledger of make verify as a static site -> reports/$(SCALE)/site/index.html (runs nothing)"
+	@echo "make plan      compile every config at SCALE (default paper) on 8 simulated devices: FLOPs, memory,"
+	@echo "               estimated H200 time, unrunnable configs -> reports/SCALE/plan.json; SMOKE=1 also runs"
+	@echo "               each config with its loops truncated -> results/paper-smoke/"
 	@echo "make bench     benchmarks, ratios measured side by side"
 	@echo "make mutate PAPER=p  mutation score of one paper's tests (mutmut; slow, not part of make test)"
 	@echo "figures: $(NAMES)"
@@ -53,6 +57,15 @@ test-slow: $(STAMP)
 
 verify: $(STAMP)
 	$(PY) -m claims verify --scale $(SCALE) --seed-offset $(SEED_OFFSET) --json $(REPORTS)/claims.json --markdown $(REPORTS)/claims.md
+
+# The site of the last `make verify` at SCALE (and SEED_OFFSET): pages, copied figures, a screenshot.
+report: $(STAMP)
+	@$(PY) -m claims report --scale $(SCALE) --seed-offset $(SEED_OFFSET)
+
+# The paper-scale plan (sims/plan.py): nothing of the real run is executed (SMOKE=1: truncated runs too).
+PLAN_SCALE := $(if $(filter command line,$(origin SCALE)),$(SCALE),paper)
+plan: $(STAMP)
+	@$(PY) -m sims plan --scale $(PLAN_SCALE) $(if $(SMOKE),--smoke)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

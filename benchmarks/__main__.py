@@ -18,6 +18,7 @@ if "XLA_FLAGS" not in os.environ:
 
 import benchmarks  # noqa: E402
 from sims import cli, runtime  # noqa: E402
+from sims.config import ConfigError  # noqa: E402
 
 
 def figure_times(scale: str = "quick", results_dir: str = "results") -> list[str]:
@@ -55,7 +56,19 @@ def main(argv=None) -> int:
     p.add_argument("--figures-only", action="store_true",
                    help="only the table of each figure's measured quick-scale time (reads the sidecars)")
     a = p.parse_args(argv)
-    runtime.setup()
+    try:
+        runtime.setup()
+        return _tables(a)
+    except (runtime.SetupError, ConfigError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return cli.interrupted("benchmarks keep nothing (the table is printed at the end) and never write results; "
+                               "rerun the same command")
+
+
+def _tables(a: argparse.Namespace) -> int:
+    """The benchmark table (and each figure's measured time) for the parsed arguments ``a``."""
     if a.figures_only:
         print("\n".join(figure_times()))
         return 0

@@ -3,6 +3,7 @@
     python -m claims list [--paper P]
     python -m claims verify [--scale quick|paper] [--paper P] [--claim ID] [--json PATH] [--markdown PATH]
                             [--seed-offset N]
+    python -m claims report [--scale quick|paper] [--seed-offset N] [--json PATH] [--out DIR]
 
 ``verify`` prints a table of verdicts and exits 0 only when every measured claim's verdict is the one it
 is expected to have at that scale (a claim shown to fail here is registered as expected to fail, with
@@ -11,6 +12,10 @@ does not fail the run (the summary counts it). Claims
 that read a figure's result read it at the scale asked (``results/<scale>/``). Bad arguments, a
 selection that matches no claim, and a report that cannot be written exit 2 with one line, before any
 claim runs.
+
+``report`` writes the ledger as a static site (``reports/<scale>/site/``, :mod:`claims.report`) from the
+JSON ``verify`` wrote and the saved results and figures; it runs nothing, and a missing or stale JSON
+is one line saying which ``make verify`` to run, exit 2.
 
 ``--seed-offset N`` replicates on fresh seeds: every figure is rerun with its root seed shifted by N into
 ``results/<scale>/seed-offset-N/`` (``results/<scale>/`` is never touched), and each claim's verdict is
@@ -22,11 +27,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 
-from claims import ledger
-from sims import runtime
+from claims import ledger, report
+from sims import cli, runtime
 from sims.results import SCALES, ResultError, check_writable, dumps, write_atomic
+
+
+WIDTH = 160  # characters of a console line at most; the details are in --json, --markdown and the report
+
+
+def _fit(line: str, width: int = WIDTH) -> str:
+    """``line`` cut to ``width`` characters, ending in an ellipsis when cut."""
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _say(line: str = "") -> None:
@@ -39,6 +53,19 @@ def _say(line: str = "") -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line's one error boundary: a report that cannot be written (a full disk) is one line and
+    exit status 2; Ctrl-C is one line saying what was kept and exit status 130, never a traceback."""
+    try:
+        return _main(argv)
+    except ResultError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return cli.interrupted(f"no report was written; the figure results and pieces computed so far (if any) are "
+                               f"kept in {ledger.RESULTS}/ and rerunning the same command resumes from them")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m claims", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_list = sub.add_parser("list", help="list registered claims")
@@ -53,9 +80,18 @@ def main(argv: list[str] | None = None) -> int:
     p_ver.add_argument("--seed-offset", type=int, default=0, metavar="N",
                        help="replicate: shift every figure's root seed by N >= 1 (results/<scale>/seed-offset-N/) "
                             "and print each verdict beside the default seeds' verdict")
+    p_rep = sub.add_parser("report", help="write the ledger as a static site from the JSON of `verify`")
+    p_rep.add_argument("--scale", default="quick", choices=SCALES, help="which run to show (default: quick)")
+    p_rep.add_argument("--seed-offset", type=int, default=0, metavar="N",
+                       help="the replication at seed offset N (reports/<scale>/seed-offset-N/)")
+    p_rep.add_argument("--json", help="the ledger JSON to show (default: reports/<scale>/claims.json)")
+    p_rep.add_argument("--out", help="the site folder (default: reports/<scale>/site)")
+    p_rep.add_argument("--no-screenshot", action="store_true", help="skip the screenshot of the index")
     args = parser.parse_args(argv)
     if getattr(args, "seed_offset", 0) < 0:
         parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
+    if args.cmd == "report":
+        return _report(args)
 
     try:
         runtime.setup()
@@ -73,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             exp = {s: c.expected_at(s) for s in SCALES}
             tag = "" if set(exp.values()) == {"holds"} else "  [expected: " + ", ".join(
                 f"{v} at {s}" for s, v in exp.items()) + "]"
-            _say(f"{c.id:48s} {c.source}{tag}")
+            _say(_fit(f"{c.id:48s} {c.source}{tag}"))
         return 0
 
     for flag, value in (("--json", args.json), ("--markdown", args.markdown)):
@@ -109,11 +145,14 @@ def main(argv: list[str] | None = None) -> int:
                   f" | tol {ev.tolerance}") if ev else (o.not_measured or o.error.strip().splitlines()[-1])
         stab = ledger.fmt_stability(o.stability) or "-"
         was = f"{base.get(o.claim.id, '?'):14s} " if offset else ""
-        _say(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {was}{o.seconds:7.1f}  "
-             f"{stab} | {detail}")
+        _say(_fit(f"{o.claim.id:{width}s}  {mark}{o.verdict:12s} {o.expected:12s} {was}{o.seconds:7.1f}  "
+                  f"{stab} | {detail}"))
 
     outcomes = ledger.run(claims, scale=args.scale, seed_offset=offset, on_done=show)
-    _say("\n" + ledger.summary(outcomes))
+    _say()
+    for part in ledger.summary(outcomes).split("; "):  # every named claim shown, lines wrapped at WIDTH
+        for line in textwrap.wrap(part, WIDTH, subsequent_indent="  ", break_on_hyphens=False):
+            _say(line)
     if offset:
         measured = [o for o in outcomes
                     if not o.not_measured and base.get(o.claim.id) not in (None, ledger.NOT_MEASURED)]
@@ -127,6 +166,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         write_atomic(args.markdown, (ledger.to_markdown(outcomes) + "\n").encode())
     return 0 if all(o.ok for o in outcomes) else 1
+
+
+def _report(args) -> int:
+    """``python -m claims report``: 0 when the site is written, 2 (one line) when it cannot be."""
+    out = Path(args.out) if args.out else report.site_dir(args.scale, args.seed_offset)
+    try:
+        inp = report.load(args.scale, args.seed_offset, json_path=args.json)
+        check_writable(out, "the report site")
+        written = report.build(inp, out)
+    except (report.ReportError, ResultError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    _say(f"report: {written[0]} and {len(written) - 1} paper pages ({len(inp.outcomes)} claims)")
+    if not args.no_screenshot:
+        why = report.screenshot(written[0], out / "index.png")
+        _say(why or f"screenshot of the index: {out / 'index.png'}")
+    return 0
 
 
 if __name__ == "__main__":

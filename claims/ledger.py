@@ -36,13 +36,16 @@ from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compa
 from sims import cli
 from sims.results import SCALES, jsonable
 
-__all__ = ["Control", "Decision", "Evidence", "Claim", "Reads", "FigureResult", "claim", "run", "check",
-           "compare", "exact", "paired", "proportion", "ztest", "verdict_of", "figure_result"]
+__all__ = ["Control", "Decision", "Evidence", "Claim", "PaperValue", "Reads", "FigureResult", "claim", "run",
+           "check", "compare", "exact", "paired", "proportion", "ztest", "verdict_of", "figure_result"]
 
 NOT_MEASURED = "not measured"
 
+# The repository's results root: the ledger reads and computes figure results there from any working folder.
+RESULTS = cli.REPO / "results"
+
 # Modules of this package that are infrastructure, not papers.
-_NOT_PAPERS = {"ledger", "decisions", "__main__"}
+_NOT_PAPERS = {"ledger", "decisions", "report", "__main__"}
 
 # Leave-one-seed-out re-decisions: up to this many seeds each seed is left out once; above it the seeds
 # are split into STABILITY_FOLDS disjoint folds, each left out in turn.
@@ -65,6 +68,7 @@ def figure_result(name: str, scale: str, seed_offset: int = 0) -> tuple[dict, di
     when current, computed when missing or stale and :data:`COMPUTE_MISSING` allows it at that scale.
     With ``seed_offset`` N > 0 the figure's root seed is shifted by N and the result lives in
     ``results/<scale>/seed-offset-N/`` (a replication on fresh seeds; ``results/<scale>/`` is untouched).
+    ``results/`` is the repository's (:data:`RESULTS`), whatever the working folder.
 
     This is the one route from a claim to a figure's numbers, so the ledger and the figure always
     report the same run. Claims do not call it: they declare ``reads=`` and are handed :class:`Reads`.
@@ -75,7 +79,7 @@ def figure_result(name: str, scale: str, seed_offset: int = 0) -> tuple[dict, di
     """
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    stored = cli.stored_result(name, scale, seed_offset=seed_offset)
+    stored = cli.stored_result(name, scale, RESULTS, seed_offset=seed_offset)
     if stored is not None:
         return stored
     if not COMPUTE_MISSING[scale]:
@@ -84,7 +88,7 @@ def figure_result(name: str, scale: str, seed_offset: int = 0) -> tuple[dict, di
                           f"{where}`")
     print(f"  computing {name} at {scale} scale{f' (seed offset {seed_offset})' if seed_offset else ''} "
           "(no current result)...", file=sys.stderr, flush=True)
-    return cli.run_config(cli.figure_config(name), scale, quiet=True, seed_offset=seed_offset)
+    return cli.run_config(cli.figure_config(name), scale, outdir=RESULTS, quiet=True, seed_offset=seed_offset)
 
 
 class FigureResult(NamedTuple):
@@ -220,10 +224,28 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class PaperValue:
+    """A number the paper itself reports for a quantity the claim measures (shown beside ours).
+
+    Attributes:
+      value: the paper's number (a float or int; a short string for a range such as ``"0.35-0.40"``).
+      where: where the paper reports it (``"Table 1"``, ``"Figure 3 caption"``, ``"Section 4.2"``).
+      measured: the key of ``Evidence.measured`` it compares with (a tuple of keys for a nested value;
+        empty when none is comparable); ``Evidence.stderr`` under the same key gives the difference in SE.
+    """
+
+    value: Any
+    where: str
+    measured: str | tuple[str, ...] = ""
+
+
+@dataclass(frozen=True)
 class Claim:
     """A registered claim. ``expected`` is the verdict our measurement is known to give (one verdict, or
     a scale -> verdict mapping), and ``why`` explains any expectation other than ``"holds"``. ``reads``
-    names the figures whose results the check is handed (as :class:`Reads`)."""
+    names the figures whose results the check is handed (as :class:`Reads`). ``paper_values`` are the
+    numbers the paper reports for what the claim measures (``paper=`` of :func:`claim`; the name
+    ``paper`` is the paper's module name)."""
 
     id: str
     source: str
@@ -232,6 +254,7 @@ class Claim:
     expected: Verdict | Mapping[str, Verdict] = "holds"
     why: str = ""
     reads: tuple[str, ...] = ()
+    paper_values: tuple[PaperValue, ...] = ()
 
     @property
     def paper(self) -> str:
@@ -354,6 +377,7 @@ class Outcome:
             "scale": self.scale, "expected": self.expected, "why": c.why, "verdict": self.verdict,
             "as_expected": self.as_expected, "fragile": self.fragile, "seed_offset": self.seed_offset,
             "seconds": round(self.seconds, 3), "error": self.error, "not_measured": self.not_measured,
+            "paper_values": [asdict(p) for p in c.paper_values],
             "evidence": None if self.evidence is None else {
                 **self.evidence.to_dict(), "reads": list(c.reads), "stability": self.stability},
         })
@@ -363,16 +387,16 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id: str, *, source: str, statement: str, expected: Verdict | Mapping[str, Verdict] = "holds",
-          why: str = "", reads: tuple[str, ...] = ()):
+          why: str = "", reads: tuple[str, ...] = (), paper: PaperValue | tuple[PaperValue, ...] = ()):
     """Decorator registering ``fn(r: Reads) -> Evidence`` (or ``fn() -> Evidence`` for a claim that reads
     nothing) as the check of claim ``id``. ``reads`` names the figures (``paper_configs/<name>.yaml``)
     whose results the check is handed; ``expected`` is one verdict, or one per scale
-    (``{"quick": ..., "paper": ...}``).
+    (``{"quick": ..., "paper": ...}``); ``paper`` the numbers the paper reports (:class:`PaperValue`).
 
     Raises:
       ValueError: malformed id (must be ``<paper>.<slug>``), duplicate id, unknown expected verdict or
-        scale, an expectation other than ``"holds"`` without a ``why``, or a check that declares reads
-        but takes no argument.
+        scale, an expectation other than ``"holds"`` without a ``why``, a check that declares reads
+        but takes no argument, or a ``paper`` entry that is not a PaperValue saying where.
     """
     if id.count(".") != 1 or not all(id.split(".")):
         raise ValueError(f"claim id must be '<paper>.<slug>', got {id!r}")
@@ -386,11 +410,14 @@ def claim(id: str, *, source: str, statement: str, expected: Verdict | Mapping[s
         raise ValueError(f"claim {id}: an expected verdict other than 'holds' needs a `why`")
 
     reads = (reads,) if isinstance(reads, str) else tuple(reads)
+    paper = tuple(paper) if isinstance(paper, (list, tuple)) else (paper,)
+    if not all(isinstance(p, PaperValue) and p.where.strip() for p in paper):
+        raise ValueError(f"claim {id}: paper= takes PaperValue(value, where=...) entries, each saying where")
 
     def register(fn: Callable[..., Evidence]) -> Callable[..., Evidence]:
         if id in REGISTRY and REGISTRY[id].check.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim {id} is registered twice")
-        c = Claim(id, source, statement, fn, expected, why, reads)
+        c = Claim(id, source, statement, fn, expected, why, reads, paper)
         if reads and not c.takes_reads:
             raise ValueError(f"claim {id} declares reads={reads} but its check takes no argument")
         REGISTRY[id] = c
@@ -522,18 +549,14 @@ def _cell(x: str) -> str:
 def to_markdown(outcomes: list[Outcome]) -> str:
     """The ledger as a markdown report: a summary line and table, then each claim's evidence."""
     lines = ["# Claims ledger", "", summary(outcomes), "",
-             "| claim | verdict | expected | stability | measured | predicted | tolerance | controls | s |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for o in outcomes:
+             "| claim | verdict | expected | stability | controls | s |", "|---|---|---|---|---|---|"]
+    for o in outcomes:  # short rows: each claim's evidence follows the table
         ev = o.evidence
-        m = fmt(ev.measured) if ev else (o.not_measured or o.error.strip().splitlines()[-1][:80])
-        p = fmt(ev.predicted) if ev else ""
-        t = ev.tolerance if ev else ""
         ctl = "" if ev is None else (
             f"{sum(c.rejected for c in ev.controls)}/{len(ev.controls)} rejected" if ev.controls
-            else f"none: {ev.no_control}" if ev.no_control else "none")
-        cells = [f"`{o.claim.id}`", o.verdict, o.expected, fmt_stability(o.stability), m, p, t, ctl,
-                 f"{o.seconds:.1f}"]
+            else "none (see below)" if ev.no_control else "none")
+        cells = [f"[`{o.claim.id}`](#{o.claim.id.replace('.', '')})", o.verdict, o.expected,
+                 fmt_stability(o.stability) or "-", ctl, f"{o.seconds:.1f}"]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines.append("")
     for o in outcomes:

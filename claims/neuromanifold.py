@@ -271,6 +271,8 @@ def _claim_mlp_finite_fibers() -> ledger.Evidence:
 @ledger.claim(
     "neuromanifold.cnn_injective",
     source="Thm 4.4 (CNN regular off phi^-1(0), generically injective, dim = |k|)",
+    paper=ledger.PaperValue(5, "App. D, CNN example k = (3, 2), stride 2, sigma = y^2 + y: parameters R^5 and, by "
+                            "Thm 4.4, dim M = |k| = 5 (regular off phi^-1(0))", "min rank there"),
     statement="CNN Jacobians have rank |k| at every sparsity pattern without a zero filter and the "
               "generic fiber is one point, for generic activations with s(0) = 0; monomial activations give "
               "|k| - (L - 1).",
@@ -333,6 +335,8 @@ GRAD_F_W0 = (3240, 1980, -540, -1080, -16200, 1350, 2700)
 @ledger.claim(
     "neuromanifold.mlp_subnetwork_singular",
     source="Thm 4.2 (subnetworks are singular); App. D (2,2,1) hypersurface",
+    paper=ledger.PaperValue(6, "App. D, (2,2,1) MLP with sigma = x^3 + x^2: the neuromanifold is a hypersurface in "
+                            "R^7, dim M = N = 6 (Thm 4.1)", "tangent rank at W0"),
     statement="Functions of subnetworks (a dead neuron) are singular points: Jacobians stacked along the "
               "fiber exceed dim M; on (2,2,1) with x^3 + x^2 the gradient of the implicit cubic vanishes "
               "on M exactly at subnetwork functions, and at the generic worked point it is the nonzero "

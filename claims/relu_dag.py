@@ -215,6 +215,7 @@ def _claim_no_bottleneck(r: ledger.Reads) -> ledger.Evidence:
 
 @ledger.claim(
     "relu_dag.singular_points", source=f"{_SRC}, theorem on singular points; line 423 (probability 0)",
+    paper=ledger.PaperValue(0, "line 423: a random initialisation is singular with probability 0"),
     statement="rank D(B~theta^2) = |V_hid| - kappa(theta); singular points exist iff a sub-network's balance "
               "sums to 0 with a feasible cut (LP); otherwise H_G(c) is a smooth manifold of dimension "
               "|E| - |V_hid|, and random initialisations are never singular.")

@@ -4,8 +4,9 @@
 Reads ``<results>/<scale>/<name>.npz|json`` and writes ``<out>/<scale>/<name>.png`` and ``.pdf``. The
 figure module is ``figures/<sim>.py`` (``sim`` from the result's sidecar); its ``PLOTS`` maps the
 experiment name to ``plot(arrays, meta) -> matplotlib.figure.Figure``. Rendering uses the non-interactive
-Agg backend, so it works with no display, and it never touches the results. A missing or damaged result
-is one line naming the file, exit status 2.
+Agg backend, so it works with no display, and it never touches the results. A missing or damaged result,
+or a figure folder that cannot be written, is one line naming the file, exit status 2; Ctrl-C is one line,
+exit status 130.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from sims import cli, results  # noqa: E402
 from sims.config import ConfigError  # noqa: E402
-from sims.results import SCALES, ResultError  # noqa: E402
+from sims.results import SCALES, ResultError, WriteError  # noqa: E402
 
 
 def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
@@ -36,6 +37,7 @@ def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
 
     Raises:
       ResultError: the result is missing or damaged (run the simulation first).
+      WriteError: a figure file cannot be written (read-only folder, full disk).
     """
     folder = results.scale_dir(results_dir, scale)
     arrays, meta = results.load(name, folder)
@@ -50,8 +52,9 @@ def render(name: str, scale: str = "quick", results_dir: str | Path = "results",
         raise ResultError(f"{folder}/{name}.json names no plot: sim {sim!r}, experiment {experiment!r} (a simulation's "
                           "sidecar names both, and the figures module of that sim plots the experiment)")
     fig = plots[experiment](arrays, meta)
-    fig.text(0.995, 0.005, f"{name} | {meta['scale']} | {meta['git_commit'][:12]} | "
-             f"{meta['device_count']} dev", ha="right", va="bottom", fontsize=6, color="0.5")
+    fig.text(0.995, 0.005, f"{name} | {meta['scale']}{' SMOKE (loops truncated)' if meta.get('smoke') else ''} | "
+             f"{meta['git_commit'][:12]} | {meta['device_count']} dev", ha="right", va="bottom", fontsize=6,
+             color="0.5")
     written = []
     for ext in ("png", "pdf"):
         buf = io.BytesIO()
@@ -72,6 +75,8 @@ def _stale_reason(name: str, scale: str, results_dir: str) -> str | None:
     if not config.is_file() or not all(f.exists() for f in results.paths(name, folder)):
         return None  # render() says what is missing
     try:
+        if results.load(name, folder)[1].get("smoke"):
+            return None  # a smoke run (python -m sims plan --smoke): rendered with a SMOKE stamp, read by no claim
         if cli.result_is_current(name, scale, results_dir):
             return None
         _, meta = results.load(name, folder)
@@ -117,6 +122,9 @@ def main(argv=None) -> int:
             return 2
         for path in render(a.name, a.scale, a.results, a.out):
             print(f"wrote {path}", file=sys.stderr)
+    except WriteError as e:  # the figure folder, not the result: a recompute would not help
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except ResultError as e:
         configs = results.REPO / "paper_configs"
         missing = not any(f.exists() for f in results.paths(a.name, results.scale_dir(a.results, a.scale)))
@@ -132,6 +140,9 @@ def main(argv=None) -> int:
             return 2
         print(f"error: {e} (recompute: {_recompute_hint(a.name, a.scale, a.results)})", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return cli.interrupted(f"each figure file is written whole or not at all, so {a.out}/{a.scale}/ holds no "
+                               "partial figure and the results are untouched; rerun the same command to render")
     return 0
 
 

@@ -11,7 +11,8 @@ the plotting code. One line per figure::
 A long simulation shows a progress bar on stderr (``PBE_PROGRESS=0`` hides it). Two papers never write
 the same file: results, pieces and figures are per figure name, each written atomically under a lock.
 
-Exit status: 0, or 2 with one line for an unknown paper, a bad config or an unwritable folder.
+Exit status: 0, or 2 with one line for an unknown paper, a bad config or an unwritable folder; 130 after
+Ctrl-C, with one line saying what was kept for a rerun.
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, results.ResultError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        names = [n for paper, ns in cli.figures_by_paper().items() if paper in a.papers for n in ns]
+        return cli.interrupted(cli.kept_for_rerun(names, results.scale_dir(a.results, a.scale)))
     return 0
 
 

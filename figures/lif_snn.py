@@ -262,5 +262,39 @@ def plot_time_varying(a: dict, meta: dict):
     return fig
 
 
+def plot_accuracy(a: dict, meta: dict):
+    """Figure 3's accuracy dependence: NS drop at nu = 1/sqrt(n) against training accuracy, per label-noise
+    level (each seed's levels joined by a thin line; level means ±SE), on the task and the parity control."""
+    c = meta["config"]
+    nus, levels = a["nus"], a["label_noise"]
+    pres = ("task", "parity")
+    dims = dict(zip(("task", "parity"), a["input_dims"].tolist()))
+    titles = {"task": f"{c['task']} with label noise (n = {dims['task']})",
+              "parity": f"{c['parity_bits']}-bit parity of n = {c['parity_n']}, same levels (control)"}
+    fig, axes = plt.subplots(2, len(pres), figsize=(5 * len(pres), 7.5), squeeze=False)
+    for col, pre in enumerate(pres):
+        v = int(np.argmin(np.abs(nus - 1 / np.sqrt(dims[pre]))))
+        acc = a[f"{pre}_train_acc"]
+        for row, (key, where) in enumerate((("ns", "x uniform"), ("data_ns", "x = held-out input"))):
+            ax = axes[row][col]
+            drop = a[f"{pre}_{key}_before"][:, :, v] - a[f"{pre}_{key}_after"][:, :, v]
+            ax.plot(acc.T, drop.T, "-", color="0.8", lw=0.6)
+            for k, lv in enumerate(levels):
+                ax.errorbar(acc[:, k].mean(), drop[:, k].mean(), xerr=_se(acc[:, k]), yerr=_se(drop[:, k]),
+                            fmt="o", ms=6, capsize=3, color=f"C{k}", label=f"label noise {lv:g}")
+                ax.plot(acc[:, k], drop[:, k], ".", ms=3, color=f"C{k}", alpha=0.6)
+            ax.axhline(0, color="k", lw=0.6)
+            ax.set_title(f"{titles[pre]}: {where}, ν = {nus[v]:g}", fontsize=9)
+            ax.legend(fontsize=7)
+            ax.set_xlabel("training accuracy (clean labels)")
+            if col == 0:
+                ax.set_ylabel("NS drop: before − after training")
+    fig.suptitle(f"Does training lower NS more where accuracy is higher? sIF depth {c['depth']}, hidden "
+                 f"{c['hidden']}, T = {c['T']}, {c['steps']} Adam steps, {c['n_seeds']} seeds\n(grey: one seed's "
+                 "levels; every seed is shown, the claim decides on the seeds fitted at every level)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 PLOTS = {"single_neuron": plot_single_neuron, "depth": plot_depth, "spectrum": plot_spectrum,
-         "training": plot_training, "time_varying": plot_time_varying}
+         "training": plot_training, "time_varying": plot_time_varying, "accuracy": plot_accuracy}

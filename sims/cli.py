@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import difflib
 import importlib
+import json
 import re
 import sys
 import time
@@ -30,20 +32,36 @@ import numpy as np
 from jax.experimental import multihost_utils
 
 from sims import results, runtime
-from sims.config import SCALES, ConfigError, RunConfig, load, read_yaml
+from sims.config import SCALES, ConfigError, RunConfig, load, read_yaml, smoke_params
 
 REPO = results.REPO
 CONFIGS = REPO / "paper_configs"
 
 
+class Extrapolate(NamedTuple):
+    """How the paper-scale plan (:mod:`sims.plan`) costs an experiment whose work is not a compiled function
+    (exact arithmetic, LPs): run it at two small values of the size parameter ``key`` (an int field, or a
+    tuple field planned as the 1-tuples ``(small[0],)`` and ``(small[1],)``) and extrapolate the measured
+    wall time to the config's value by ``law``: ``"power"`` (t = c n^a, a fitted from the two runs) or
+    ``"exponential"`` (t = c b^n). A tuple value is the sum of its entries' predictions. ``why`` says in a
+    few words why that law (e.g. "LP with n^2 constraints")."""
+
+    key: str
+    small: tuple[int, int]
+    law: str = "power"
+    why: str = ""
+
+
 class Experiment(NamedTuple):
     """One experiment of a simulation module: its parameter dataclass, ``run(params, ctx) -> arrays``,
-    and ``seed_axes``: array name -> the axis that holds independent seeds (written to the sidecar, so
-    that the ledger can re-decide a claim with a seed left out without running anything again)."""
+    ``seed_axes``: array name -> the axis that holds independent seeds (written to the sidecar, so that the
+    ledger can re-decide a claim with a seed left out without running anything again), and
+    ``extrapolate``: for work that is not a compiled function, how the plan extrapolates its cost."""
 
     params: type
     run: Callable[[Any, "Context"], dict[str, Any]]
     seed_axes: dict[str, int] | None = None
+    extrapolate: Extrapolate | None = None
 
 
 @dataclasses.dataclass
@@ -90,6 +108,28 @@ def figures_by_paper(configs: str | Path = CONFIGS) -> dict[str, list[str]]:
             raise ConfigError(path, "sim", "a string naming a module in sims/", sim)
         out.setdefault(sim, []).append(path.stem)
     return out
+
+
+class UnknownName(ValueError):
+    """A name that is neither a paper nor a figure; ``str(err)`` is one line suggesting the nearest."""
+
+
+def expand_names(names: list[str], papers: dict[str, list[str]]) -> list[str]:
+    """Figure names for ``names`` (figure names, or paper names meaning all their figures), each once, in
+    the order asked. ``papers`` is :func:`figures_by_paper`.
+
+    Raises:
+      UnknownName: a name is neither; the message suggests the nearest known one (difflib).
+    """
+    known = [*papers, *(n for figs in papers.values() for n in figs)]
+    todo = []
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise UnknownName(f"'{name}' is neither a paper nor a figure ({hint}python -m sims lists them)")
+        todo += papers.get(name, [name])
+    return list(dict.fromkeys(todo))
 
 
 def _module(sim: str, path) -> Any:
@@ -229,13 +269,28 @@ def _shifted(cfg: RunConfig, seed_offset: int) -> RunConfig:
     return dataclasses.replace(cfg, seed=cfg.seed + seed_offset)
 
 
+def planned_estimate(name: str, scale: str, root: Path = REPO) -> dict[str, Any] | None:
+    """The plan's estimate for config ``name`` (``reports/<scale>/plan.json`` of ``python -m sims plan``), kept
+    in the sidecar beside the run's measured ``wall_time_s``: ``{"estimate_s", "host_s", "devices",
+    "accelerator"}``, or ``None`` when there is no readable plan for it."""
+    try:
+        plans = json.loads((Path(root) / "reports" / scale / "plan.json").read_text())
+        p = next(p for p in plans if isinstance(p, dict) and p.get("name") == name)
+        return {"estimate_s": float(p["estimate_s"]), "host_s": float(p["host_s"]), "devices": int(p["devices"]),
+                "accelerator": str(p["accelerator"]["name"])}
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None
+
+
 def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
                outdir: str | Path = "results", n_devices: int | None = None, quiet: bool = False,
-               seed_offset: int = 0) -> tuple[dict, dict]:
+               seed_offset: int = 0, smoke: bool = False) -> tuple[dict, dict]:
     """Run (or load, when current) the experiment of one config at one scale, in
     ``<outdir>/<scale>/`` (with ``seed_offset`` N > 0: the root seed plus N, in
     ``<outdir>/<scale>/seed-offset-N/``). Returns ``(arrays, meta)``; a loaded result's ``meta`` has
     ``"skipped": True``. ``meta["seed_axes"]`` names the arrays whose given axis holds the seeds.
+    ``smoke``: run with the loops truncated (:func:`sims.config.smoke_params`; sidecar ``"smoke": true``),
+    which a paper figure renders with a SMOKE stamp and no claim reads.
 
     Non-finite values in the arrays are counted per array in ``meta["non_finite"]`` and announced on
     stderr (a diverged run is reported, never silently averaged in).
@@ -247,6 +302,11 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
     runtime.setup()
     cfg, mod = load_config(path, scale)
     cfg = _shifted(cfg, seed_offset)
+    if smoke:
+        try:
+            cfg = dataclasses.replace(cfg, params=smoke_params(cfg.params))
+        except ValueError as e:
+            raise ConfigError(cfg.path, "params", f"fields a smoke run can truncate together ({e})") from None
     out = seed_offset_dir(outdir, cfg.scale, seed_offset)
     chash, code = cfg.hash(), results.code_hash(code_files(cfg.sim))
     if not force and results.is_current(cfg.name, chash, code, out):
@@ -288,6 +348,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         "compile": {k: round(v - before[k], 3) if k == "compile_s" else int(v - before[k])
                     for k, v in compile_counts().items()},
         "resumed_parts": parts.resumed, "summary": ctx.summary, "non_finite": bad,
+        **({"smoke": True} if smoke else {}),
+        **({"plan": plan} if (plan := planned_estimate(cfg.name, cfg.scale)) else {}),
     }
     if writer:
         meta = results.save(cfg.name, arrays, meta, out)
@@ -331,9 +393,31 @@ def stored_result(name: str, scale: str, outdir: str | Path = "results", seed_of
     return results.load(name, seed_offset_dir(outdir, scale, seed_offset))
 
 
+def kept_for_rerun(names: list[str], out: str | Path) -> str:
+    """What a run of figures ``names`` stopped by Ctrl-C leaves in ``out`` (one scale's results folder) for
+    a rerun, as one phrase: the results saved there and the finished pieces in ``<out>/.parts/``
+    (:class:`~sims.results.Parts`; a piece is written whole or not at all)."""
+    out = Path(out)
+    saved = sum(all(p.is_file() for p in results.paths(n, out)) for n in names)
+    pieces = sum(len(list(d.glob("*.npz"))) for n in dict.fromkeys(names) for d in out.glob(f".parts/{n}-*")
+                 if d.name[len(n) + 1:].isalnum())
+    kept = [f"{k} {what}{'s' if k != 1 else ''} in {where}" for k, what, where in (
+        (saved, "saved result", f"{out}/"), (pieces, "finished piece", f"{out}/.parts/")) if k]
+    if not kept:
+        return f"nothing finished was kept in {out}/; rerunning the same command starts again"
+    return "kept " + " and ".join(kept) + "; rerunning the same command resumes from them"
+
+
+def interrupted(kept: str) -> int:
+    """The Ctrl-C boundary of every entry point: one line on stderr saying what was kept (no traceback),
+    and the exit status 130 (128 + SIGINT, what a shell reports for a command ended by Ctrl-C)."""
+    print(f"interrupted (Ctrl-C): {kept}", file=sys.stderr, flush=True)
+    return 130
+
+
 def main(module_name: str, argv: list[str] | None = None) -> int:
     """Command line of ``python -m sims.<paper>``; returns the exit status (2 for a bad config or an
-    unwritable results folder)."""
+    unwritable results folder, 130 after Ctrl-C)."""
     if module_name == "__main__":  # run as `python -m sims.<paper>`: the real name is in __spec__
         spec = getattr(sys.modules["__main__"], "__spec__", None)
         module_name = spec.name if spec is not None else "__main__"
@@ -352,11 +436,17 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seed_offset < 0:
         parser.error(f"--seed-offset must be >= 0, got {args.seed_offset}")
+    for flag, value, what in (("--config", args.config, "file"), ("--out", args.out, "folder")):
+        if not value.strip():  # never resolved to the working folder
+            print(f"error: {flag} needs a {what} path, got an empty string", file=sys.stderr)
+            return 2
     try:
         runtime.setup(distributed=args.distributed or None)
     except runtime.SetupError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # e.g. while jax.distributed waits for its coordinator
+        return interrupted("nothing was computed yet (stopped while setting up); rerun the same command")
     try:
         if sim is not None and read_yaml(args.config).get("sim") != sim:
             raise ConfigError(args.config, "sim", f"'{sim}' to run with python -m sims.{sim}",
@@ -366,6 +456,9 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
     except (ConfigError, results.ResultError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return interrupted(kept_for_rerun([Path(args.config).stem],
+                                          seed_offset_dir(args.out, args.scale, args.seed_offset)))
     if runtime.is_writer() and not meta.get("skipped"):
         where = seed_offset_dir(args.out, args.scale, args.seed_offset)
         print(f"{meta['name']}: wrote {where}/{meta['name']}.npz and .json "

@@ -33,13 +33,15 @@ Null and timestamps resolve as in PyYAML. Limits, each refused with a ConfigErro
 * a list parameter (a sweep) is non-empty;
 * the file is UTF-8 text, and its document has at most :data:`MAX_NODES` (10000) nodes once aliases are
   expanded, so an alias bomb ("billion laughs") is refused before it is built;
-* a value quoted in an error message is cut to at most :data:`MAX_QUOTE` (80) characters.
+* a value quoted in an error message is cut to at most :data:`MAX_QUOTE` (80) characters;
+* the file is at most :data:`MAX_BYTES` (64 KiB), and an integer literal has at most :data:`MAX_DIGITS`
+  (100) digits (a longer one stands for itself unconverted, and every integer field refuses it), so
+  loading any config takes well under a second (Python's ``int()`` of a million digits takes minutes).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import hashlib
 import json
 import math
@@ -59,6 +61,8 @@ INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 SEED_MAX = 2**63 - 1  # jax.random.key(seed) takes an int64 with x64 on (OverflowError from 2^63)
 MAX_NODES = 10_000  # YAML nodes of a document once aliases are expanded
 MAX_QUOTE = 80  # characters of a value quoted in an error message
+MAX_BYTES = 64 * 1024  # bytes of a config file (the paper configs are under 3 KB)
+MAX_DIGITS = 100  # digits of an integer literal that are converted (int64 needs 19)
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 8, 8, 4
@@ -130,8 +134,28 @@ def _construct_int(loader, node) -> int:
     text = _scalar(loader, node, _INT_RE, "integer")
     if text.startswith(("0o", "0x")):
         return int(text[2:], 8 if text[1] == "o" else 16)
-    # Decimal: Python's int(str) refuses more than 4300 digits; the int64 check names such a value.
-    return int(text) if len(text) < 4000 else int(decimal.Decimal(text))
+    if len(text.lstrip("+-").lstrip("0")) > MAX_DIGITS:  # int() of it could take minutes; no field takes it
+        return _LongInt(text)
+    return int(text)
+
+
+class _LongInt(int):
+    """An integer literal of more than :data:`MAX_DIGITS` digits, not converted: as an int it stands for
+    itself as ``±10**MAX_DIGITS`` (outside the int64 range every integer field checks), as a float it is
+    the literal's float (linear time; ``inf`` past 1e308), and it is quoted by its sign and digit count."""
+
+    def __new__(cls, text: str):
+        sign = -1 if text.startswith("-") else 1
+        self = super().__new__(cls, sign * 10**MAX_DIGITS)
+        self.literal = text
+        self.quoted = f"{'-' if sign < 0 else ''}<an integer of {len(text.lstrip('+-').lstrip('0'))} digits>"
+        return self
+
+    def __float__(self) -> float:
+        return float(self.literal)
+
+    def __repr__(self) -> str:
+        return self.quoted
 
 
 def _construct_float(loader, node) -> float:
@@ -163,10 +187,41 @@ def _no_duplicates(loader, node, deep=False):
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
 
 
-def param(default: Any = dataclasses.MISSING, *, ge=None, gt=None, le=None, lt=None, doc: str = ""):
-    """A dataclass field with bounds checked by :func:`build` (applied to every element of a tuple)."""
-    meta = {"ge": ge, "gt": gt, "le": le, "lt": lt, "doc": doc}
+def param(default: Any = dataclasses.MISSING, *, ge=None, gt=None, le=None, lt=None, doc: str = "",
+          smoke: int | None = None):
+    """A dataclass field with bounds checked by :func:`build` (applied to every element of a tuple).
+
+    ``smoke``: the truncation a smoke run (:func:`smoke_params`) applies to this field, for a loop count or a
+    sweep: an int field becomes ``min(value, smoke)``, a tuple field its first ``smoke`` entries."""
+    meta = {"ge": ge, "gt": gt, "le": le, "lt": lt, "doc": doc, "smoke": smoke}
     return dataclasses.field(default=default, metadata=meta)
+
+
+SMOKE_SEEDS = 2  # a smoke run's seeds, for every field named n_seeds without its own ``smoke``
+
+
+def smoke_params(params: Any) -> Any:
+    """``params`` with its loops truncated for a smoke run (``python -m sims plan --smoke``): each field
+    declared with ``param(..., smoke=k)`` cut to ``k`` (an int to ``min(value, k)``, a tuple to its first
+    ``k`` entries) and ``n_seeds`` to at most :data:`SMOKE_SEEDS`. Cross-field checks run again.
+
+    Raises:
+      ValueError: the truncated parameters fail the dataclass's own checks (mark the fields that go
+        together with the same ``smoke``).
+    """
+    changes = {}
+    for f in dataclasses.fields(params):
+        k = f.metadata.get("smoke")
+        if k is None and f.name == "n_seeds":
+            k = SMOKE_SEEDS
+        v = getattr(params, f.name)
+        if k is None or isinstance(v, bool):
+            continue
+        if isinstance(v, tuple):
+            changes[f.name] = v[:k]
+        elif isinstance(v, int):
+            changes[f.name] = min(v, k)
+    return dataclasses.replace(params, **changes)
 
 
 def _bounds_text(meta) -> str:
@@ -264,7 +319,10 @@ def build(schema: type, mapping: dict, path: str | Path, prefix: str = "params",
     try:
         obj = schema(**values)
     except (ValueError, TypeError) as e:  # cross-field checks in __post_init__
-        raise ConfigError(path, prefix, str(e)) from None
+        # a check whose message names one parameter ("hinge_eps must be ...") is reported under that key
+        named = {w for w in re.findall(r"\w+", str(e)) if w in fields}
+        name = named.pop() if len(named) == 1 else None
+        raise ConfigError(path, f"{origins.get(name, prefix)}.{name}" if name else prefix, str(e)) from None
     return obj
 
 
@@ -321,6 +379,9 @@ def read_yaml(path: str | Path) -> dict:
     if not p.is_file():
         raise ConfigError(path, "-", "an existing YAML file", "no such file")
     try:
+        if p.stat().st_size > MAX_BYTES:
+            raise ConfigError(path, "-", f"a config of at most {MAX_BYTES // 1024} KiB",
+                              f"{p.stat().st_size} bytes")
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(path, "-", "a UTF-8 text file",

@@ -56,12 +56,12 @@ def activation_of(name: str) -> tuple:
 
 @dataclass(frozen=True)
 class DimensionsParams:
-    max_width: int = param(4, ge=1, le=6, doc="widths 1..max_width for every layer")
+    max_width: int = param(4, ge=1, le=6, doc="widths 1..max_width for every layer", smoke=2)
     depths: tuple[int, ...] = param((2, 3, 4), ge=1, le=5, doc="numbers of weight layers")
     max_per_depth: tuple[int, ...] = param((100000,), ge=1, doc="fixed-seed sample size per depth (one "
                                            "entry per depth, or one for all; all nets if larger)")
     activations: tuple[str, ...] = param(("x3+x2", "generic cubic", "monomial x3", "quadratic"))
-    n_points: int = param(3, ge=1, doc="random points per rank (max taken)")
+    n_points: int = param(3, ge=1, doc="random points per rank (max taken)", smoke=2)
     numeric: tuple[str, ...] = param(("x3+x2", "generic cubic", "generic quintic", "monomial x3", "quadratic"),
                                      doc="activations whose float64 JAX rank is also computed (when swept)")
 
@@ -156,11 +156,11 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class ExposureParams:
-    n_targets: int = param(100, ge=1, le=runtime.MAX_SEEDS)
-    mlp_restarts: int = param(8, ge=1)
-    mlp_steps: int = param(300, ge=1)
-    cnn_restarts: int = param(4, ge=1)
-    cnn_steps: int = param(150, ge=1)
+    n_targets: int = param(100, ge=1, le=runtime.MAX_SEEDS, smoke=16)
+    mlp_restarts: int = param(8, ge=1, smoke=2)
+    mlp_steps: int = param(300, ge=1, smoke=50)
+    cnn_restarts: int = param(4, ge=1, smoke=2)
+    cnn_steps: int = param(150, ge=1, smoke=50)
     tol: float = param(1e-6, gt=0)
 
 
@@ -190,12 +190,15 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
     ``cnn_pruned_grad``, NaN if none).
     """
     n = p.n_targets
-    mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(
-        nm.exposure_trial_fn(*nm.COMPARED_MLP, n_restarts=p.mlp_restarts, n_steps=p.mlp_steps, tol=p.tol),
-        ctx.config.seed, n, mesh=ctx.mesh))
-    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(
-        nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps, tol=p.tol),
-        ctx.config.seed + 1, n, mesh=ctx.mesh))
+    trials = {"mlp": nm.exposure_trial_fn(*nm.COMPARED_MLP, n_restarts=p.mlp_restarts, n_steps=p.mlp_steps,
+                                          tol=p.tol),
+              "cnn": nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps,
+                                          tol=p.tol)}
+    for name, fn in trials.items():
+        fn.__qualname__ = f"exposure.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
+    mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(trials["mlp"], ctx.config.seed, n, mesh=ctx.mesh))
+    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(trials["cnn"], ctx.config.seed + 1, n,
+                                                         mesh=ctx.mesh))
     for name, r in (("mlp", mlp), ("cnn", cnn)):
         frac = float(np.mean(r["critical"]))
         ctx.summary[f"{name}_critical_fraction"] = frac
@@ -210,8 +213,8 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class SparsityParams:
-    n_runs: int = param(400, ge=1, le=runtime.MAX_SEEDS)
-    n_steps: int = param(4000, ge=1)
+    n_runs: int = param(400, ge=1, le=runtime.MAX_SEEDS, smoke=64)
+    n_steps: int = param(4000, ge=1, smoke=500)
     lr: float = param(0.01, gt=0)
     init_scale: float = param(0.5, gt=0)
     thresholds: tuple[float, ...] = param((1e-1, 1e-2, 1e-3, 1e-4), gt=0)
@@ -238,9 +241,10 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
     """
     out = {}
     for i, (name, spec) in enumerate((("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN))):
-        r = ctx.parts.get(name, lambda spec=spec, i=i: runtime.map_seeds(
-            nm.sparsity_trial_fn(*spec, n_steps=p.n_steps, lr=p.lr, init_scale=p.init_scale),
-            ctx.config.seed + i, p.n_runs, mesh=ctx.mesh))
+        trial = nm.sparsity_trial_fn(*spec, n_steps=p.n_steps, lr=p.lr, init_scale=p.init_scale)
+        trial.__qualname__ = f"sparsity.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
+        r = ctx.parts.get(name, lambda trial=trial, i=i: runtime.map_seeds(
+            trial, ctx.config.seed + i, p.n_runs, mesh=ctx.mesh))
         d = np.asarray(r["distance"])
         out[f"{name}_distance"] = d
         out[f"{name}_loss"] = np.asarray(r["loss"])
@@ -256,7 +260,11 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
 
 EXPERIMENTS = {
     # Exact ranks: no seed axis (a rank over F_p at random points is the generic rank up to O(deg / p)).
-    "dimensions": cli.Experiment(DimensionsParams, run_dimensions),
+    # Its cost is host work (exact F_p ranks in Python, host SVDs), planned at max_width 2 and 3.
+    "dimensions": cli.Experiment(DimensionsParams, run_dimensions, extrapolate=cli.Extrapolate(
+        "max_width", small=(2, 3), law="power",
+        why="max_width^(L+1) nets of depth L, one exact F_p rank of an (N + 8) d_L x N Jacobian each, "
+            "N ~ L max_width^2")),
     # One independent target (and its restarts) per index of the leading axis, for the MLP and the CNN.
     "exposure": cli.Experiment(ExposureParams, run_exposure, seed_axes={
         "mlp_critical": 0, "mlp_full_grad": 0, "mlp_converged": 0, "cnn_critical": 0, "cnn_pruned_grad": 0,

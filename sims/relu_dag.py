@@ -40,8 +40,8 @@ class ObstructionParams:
     hidden: int = param(4, ge=1, doc="hidden width l")
     margin: float = param(1.0, gt=0, doc="c_k = -margin for every hidden neuron")
     lr: float = param(0.05, gt=0)
-    n_steps: int = param(2000, ge=1)
-    n_save: int = param(100, ge=1)
+    n_steps: int = param(2000, ge=1, smoke=200)
+    n_save: int = param(100, ge=1, smoke=10)
     n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS, doc="runs per component class")
     n_data: int = param(569, ge=10, doc="first n_data points of the (shuffled) data set")
 
@@ -152,7 +152,7 @@ def run_obstruction(p: ObstructionParams, ctx) -> dict:
 class InitProbabilityParams:
     ds: tuple[int, ...] = param((2, 3, 4, 6, 8, 12, 16), ge=2, doc="input dimensions d")
     ls: tuple[int, ...] = param((1, 2, 4, 8, 16, 32), ge=1, doc="hidden widths l")
-    n_samples: int = param(4000, ge=2, le=runtime.MAX_SEEDS)
+    n_samples: int = param(4000, ge=2, le=runtime.MAX_SEEDS, smoke=1600)
     n_batches: int = param(16, ge=2, doc="disjoint batches of draws (the seed axis of the stored counts)")
 
     def __post_init__(self):
@@ -208,8 +208,8 @@ class PruningParams:
     regularisers: tuple[str, ...] = param(("none", "l2", "l1", "prox_l1", "nuclear"))
     lam: float = param(0.01, ge=0)
     lr: float = param(0.05, gt=0)
-    n_steps: int = param(2000, ge=1)
-    n_save: int = param(40, ge=1)
+    n_steps: int = param(2000, ge=1, smoke=200)
+    n_save: int = param(40, ge=1, smoke=10)
     n_seeds: int = param(3, ge=1, le=runtime.MAX_SEEDS)
     n_data: int = param(128, ge=4)
     prune_tau: float = param(1e-3, gt=0, doc="magnitude threshold of the pruning comparison (2 lr lam: the "
@@ -261,16 +261,20 @@ def run_pruning(p: PruningParams, ctx) -> dict:
     info = R.structure(G)
     Xt = np.random.default_rng(ctx.config.seed + 1).normal(size=(256, 2))
     f, lf = R.forward_fn(G), R.loss_fn("mse")
-    train_loss = jax.jit(jax.vmap(lambda t: lf(f(t, X), Y)))
+    train_loss = runtime.jit(jax.vmap(lambda t: lf(f(t, X), Y)), name="pruning.train_loss")
     loss, kappa, zeros, bit_equal, ratio, final, kappa_tau, pruned_tau, loss_tau = ([] for _ in range(9))
     for reg in p.regularisers:
         run = R.make_trainer(G, X, Y, reg=reg, lr=p.lr, lam=p.lam, n_steps=p.n_steps, n_save=p.n_save)
+        # Its name in the plan: the trainers share code and arguments but not their steps (nuclear runs SVDs),
+        # so each regulariser is its own stage.
+        run.__qualname__ = f"pruning.train[{reg}]"
         out = ctx.parts.get(reg, lambda run=run: runtime.map_seeds(run, ctx.config.seed, p.n_seeds,
                                                                    mesh=ctx.mesh))
         ks = np.array([[len(R.support_components(G, R.theta_dict(G, t))) for t in ths]
                        for ths in out["theta"]])
         eq = []
-        for th in out["theta"][:, -1]:
+        # Not while planned: the planner's all-zero weights prune to a network with no input-output path.
+        for th in [] if runtime.is_planning() else out["theta"][:, -1]:
             td = R.theta_dict(G, th)
             H, thp = R.prune(G, td)
             eq.append(R.forward_sequential(G, td, Xt).tobytes() == R.forward_sequential(H, thp, Xt).tobytes())
@@ -309,7 +313,7 @@ MOMENTUM_LRS = (0.1, 0.01)
 
 @dataclass(frozen=True)
 class ConservationParams:
-    etas: tuple[float, ...] = param((0.2, 0.1, 0.05, 0.02, 0.01), gt=0, doc="step sizes")
+    etas: tuple[float, ...] = param((0.2, 0.1, 0.05, 0.02, 0.01), gt=0, doc="step sizes", smoke=3)
     horizon: float = param(2.0, gt=0, doc="training time T; n_steps = T / eta")
     n_hidden: int = param(8, ge=1)
     n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)

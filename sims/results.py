@@ -46,6 +46,11 @@ class ResultError(Exception):
     """A result that is missing, damaged or cannot be written. ``str(err)`` is one line naming the file."""
 
 
+class WriteError(ResultError):
+    """A file or folder that cannot be written (read-only, full disk, a file where a folder should be): a
+    problem of the place written to, which recomputing does not cure. ``str(err)`` is one line naming it."""
+
+
 def scale_dir(root: str | Path, scale: str) -> Path:
     """The folder of one scale's results under ``root`` (``results/quick``, ``results/paper``).
 
@@ -63,13 +68,18 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     Raises:
       ResultError: ``path`` exists and is not a regular file (a symlink, a FIFO, a device such as
         ``/dev/stdout``, a folder): the rename would replace it, so it is refused.
+      WriteError: the write fails (a read-only folder, a full disk): one line naming ``path`` and the
+        system's reason; no temporary file is left behind and an existing ``path`` is untouched.
     """
     p = Path(path)
     if p.is_symlink() or (p.exists() and not p.is_file()):
         raise ResultError(f"{p}: exists and is not a regular file (a link, device or folder); refusing to "
                           "replace it")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    except OSError as e:
+        raise WriteError(f"{p}: cannot be written ({e.strerror or e})") from None
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are meant to be shared
         with os.fdopen(fd, "wb") as f:
@@ -77,8 +87,10 @@ def write_atomic(path: str | Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise WriteError(f"{p}: cannot be written ({e.strerror or e})") from None
         raise
 
 
@@ -86,7 +98,7 @@ def check_writable(folder: str | Path, what: str = "results") -> None:
     """Create ``folder`` if needed and prove a file can be written there, before any computation.
 
     Raises:
-      ResultError: the folder cannot be created or written (one line naming it and ``what``).
+      WriteError: the folder cannot be created or written (one line naming it and ``what``).
     """
     p = Path(folder)
     try:
@@ -95,7 +107,7 @@ def check_writable(folder: str | Path, what: str = "results") -> None:
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
-        raise ResultError(f"{p}: cannot write {what} there ({e.strerror or e})") from None
+        raise WriteError(f"{p}: cannot write {what} there ({e.strerror or e})") from None
 
 
 def npz_bytes(arrays: dict[str, Any]) -> bytes:
@@ -174,14 +186,25 @@ def lock(name: str, outdir: str | Path) -> FileLock:
 
 def save(name: str, arrays: dict[str, Any], meta: dict[str, Any], outdir: str | Path) -> dict[str, Any]:
     """Write the arrays (npz), then the sidecar (json) recording the npz's SHA-256 and array names, both
-    atomically and under the result's lock. Returns the sidecar as written."""
+    atomically and under the result's lock. Returns the sidecar as written.
+
+    Raises:
+      WriteError: ``outdir`` or a file in it cannot be written (one line naming it and the reason).
+    """
     npz, js = paths(name, outdir)
     blob = npz_bytes(arrays)
     meta = {**meta, "npz_sha256": hashlib.sha256(blob).hexdigest(), "arrays": sorted(arrays)}
-    Path(outdir).mkdir(parents=True, exist_ok=True)
-    with lock(name, outdir):
+    try:
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+        held = lock(name, outdir)
+        held.acquire()
+    except OSError as e:
+        raise WriteError(f"{outdir}: cannot write results there ({e.strerror or e})") from None
+    try:
         write_atomic(npz, blob)
         write_atomic(js, dumps(meta))
+    finally:
+        held.release()
     return meta
 
 

@@ -17,6 +17,7 @@ writes results and figures (:func:`is_writer`).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -33,6 +34,8 @@ from tqdm.auto import tqdm
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
 _STATE: dict[str, Any] = {"done": False}
+# The planner (sims.plan) while it plans a config: called instead of a compiled function (see jit).
+_PLANNER: dict[str, Any] = {"record": None}
 
 
 class SetupError(RuntimeError):
@@ -99,6 +102,67 @@ def _init_distributed() -> None:
         where = os.environ.get("PBE_COORDINATOR", "auto-detected")
         raise SetupError(f"jax.distributed could not start (PBE_DISTRIBUTED=1, coordinator {where}): "
                          f"{_first_line(e)}") from None
+
+
+class Plannable:
+    """A ``jax.jit``-compiled function that the paper-scale planner (:mod:`sims.plan`) can stand in for.
+
+    Called normally it is the jitted function. While :func:`planning` is active, a call from Python
+    (not from inside another trace) hands ``(name, jitted, args, kwargs, static)`` to the planner, which lowers and
+    compiles the function at the arguments' shapes and shardings without running it, and returns zeros
+    of the output's shapes; so the plan sees exactly the functions, shapes, shardings and call counts of
+    the real run. Other attributes (``lower``, ``trace``, ...) are the jitted function's.
+    """
+
+    def __init__(self, jitted, name: str, static: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())):
+        functools.update_wrapper(self, jitted)  # first: it copies the wrapped function's __dict__
+        self.jitted = jitted
+        self.name = name
+        self.static = static  # (static_argnums, static_argnames): the planner keys these by value
+
+    def __call__(self, *args, **kwargs):
+        record = _PLANNER["record"]
+        if record is None or any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((args, kwargs))):
+            return self.jitted(*args, **kwargs)
+        return record(self.name, self.jitted, args, kwargs, self.static)
+
+    def __getattr__(self, attr):
+        return getattr(self.jitted, attr)
+
+
+def jit(fn: Callable[..., Any] | None = None, *, name: str | None = None, **kwargs) -> Any:
+    """``jax.jit(fn, **kwargs)`` as a :class:`Plannable` (also a decorator, with or without arguments).
+    Every compiled function a simulation calls from Python goes through this, so that ``python -m sims
+    plan`` sees it; ``name`` labels it in the plan (default: the function's qualified name)."""
+    if fn is None:
+        return functools.partial(jit, name=name, **kwargs)
+    nums, names = kwargs.get("static_argnums", ()), kwargs.get("static_argnames", ())
+    static = (tuple([nums] if isinstance(nums, int) else nums), tuple([names] if isinstance(names, str) else names))
+    return Plannable(jax.jit(fn, **kwargs), name or getattr(fn, "__qualname__", repr(fn)), static)
+
+
+class planning:  # noqa: N801 - a context manager used as ``with runtime.planning(record):``
+    """While active, every :class:`Plannable` call goes to ``record(name, jitted, args, kwargs, static)`` instead
+    of running (:mod:`sims.plan`). Not reentrant."""
+
+    def __init__(self, record: Callable[..., Any]):
+        self.record = record
+
+    def __enter__(self):
+        if _PLANNER["record"] is not None:
+            raise RuntimeError("runtime.planning is already active")
+        _PLANNER["record"] = self.record
+        return self
+
+    def __exit__(self, *exc):
+        _PLANNER["record"] = None
+        return False
+
+
+def is_planning() -> bool:
+    """True while :class:`planning` is active (a simulation may then skip pure-Python work whose
+    result the plan does not need, e.g. a convergence check on the zeros the planner returns)."""
+    return _PLANNER["record"] is not None
 
 
 def is_writer() -> bool:
@@ -176,8 +240,11 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
       ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``.
     """
     _check_n_seeds(n_seeds)
-    return map_batch(lambda i, *a: fn(seed_key(seed, i), *a), np.arange(n_seeds, dtype=np.int32), *args,
-                     mesh=mesh)
+    def per_seed(i, *a):
+        return fn(seed_key(seed, i), *a)
+
+    per_seed.__qualname__ = f"map_seeds({getattr(fn, '__qualname__', 'fn')})"  # its name in the plan
+    return map_batch(per_seed, np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh)
 
 
 def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
@@ -206,7 +273,7 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
     mesh = mesh if mesh is not None else make_mesh()
     sharding = NamedSharding(mesh, P(AXIS))
 
-    @jax.jit
+    @jit(name=getattr(fn, "__qualname__", "map_batch"))
     def run(b, *args):
         out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
         return jax.lax.with_sharding_constraint(out, sharding)
@@ -259,7 +326,8 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
 
     in_specs = (P(AXIS), P(AXIS)) + (P(),) * len(args)
     # check_vma=False: per-seed functions are written for vmap and need not annotate varying values.
-    sm = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=in_specs, out_specs=P(), check_vma=False))
+    sm = jit(jax.shard_map(local, mesh=mesh, in_specs=in_specs, out_specs=P(), check_vma=False),
+             name=f"mean_over_seeds({getattr(fn, '__qualname__', 'fn')})")
     moments = jax.tree.map(np.asarray, sm(idx, valid, *args))
     is_pair = lambda x: isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], tuple)  # noqa: E731
     mean = jax.tree.map(lambda m: m[0], moments, is_leaf=is_pair)

@@ -340,3 +340,43 @@ def test_long_or_multiline_keys_stay_on_one_short_line(tmp_path):
 def test_deep_nesting_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError):
         read_yaml(_write(tmp_path, "sim: " + "[" * 5000 + "]" * 5000 + "\n"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    lo: float = 0.0
+    hi: float = 1.0
+
+    def __post_init__(self):
+        if self.hi <= 0:
+            raise ValueError(f"hi must be > 0, got {self.hi}")
+        if self.lo >= self.hi:
+            raise ValueError(f"lo must be below hi, got {self.lo} >= {self.hi}")
+
+
+@pytest.mark.parametrize("body, key", [("params:\n  hi: -1\n", "params.hi"), ("quick:\n  hi: -1\n", "quick.hi"),
+                                       ("quick:\n  lo: 2\n", "quick")])
+def test_a_cross_field_check_naming_one_key_names_it(tmp_path, body, key):
+    """A ``__post_init__`` refusal that names one parameter is reported under that parameter's key (and
+    section); one naming several keeps the section."""
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, "sim: toy\nexperiment: e\n" + body), "quick", {"e": Checked}, complete=False)
+    assert f"key '{key}'" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_an_integer_of_many_digits_is_refused_unconverted(tmp_path):
+    """Python's ``int()`` of a long digit string takes quadratic time (minutes for a million digits): a
+    literal past MAX_DIGITS digits is never converted, every integer field refuses it (quoted by its digit
+    count), a float field reads the literal's float, and a file past MAX_BYTES is refused unread."""
+    digits = "7" * 60000
+    with pytest.raises(ConfigError) as e:
+        load(_write(tmp_path, f"sim: toy\nexperiment: e\nquick:\n  sizes: [1, {digits}]\n"), "quick", {"e": Toy},
+             complete=False)
+    assert "'quick.sizes[1]'" in str(e.value) and "<an integer of 60000 digits>" in str(e.value)
+    with pytest.raises(ConfigError, match="'quick.x'.*a finite number"):
+        _kinds(tmp_path, f"  x: -{digits}\n", "b.yaml")
+    assert _kinds(tmp_path, f"  x: {'1' * 150}\n", "c.yaml").x == float("1" * 150)
+    assert _kinds(tmp_path, f"  i: {'0' * 150}12\n", "d.yaml").i == 12  # leading zeros are not digits
+    big = _write(tmp_path, "sim: toy\nexperiment: e\n#" + "x" * (64 * 1024) + "\n", "e.yaml")
+    with pytest.raises(ConfigError, match="at most 64 KiB"):
+        read_yaml(big)

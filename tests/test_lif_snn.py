@@ -383,6 +383,8 @@ TOY = {
                           "networks_per_call": 2},
     "lif_snn_training": {"tasks": ["digits2", "parity"], "kinds": ["slif"], "steps": 20, "n_seeds": 2,
                          "ns_pairs": 64, "batch": 32, "hidden": 8, "T": 3},
+    "lif_snn_accuracy": {"steps": 20, "n_seeds": 2, "ns_pairs": 64, "batch": 32, "hidden": 8, "T": 3,
+                         "label_noise": [0.0, 0.5]},
     "lif_snn_time_varying": {"widths": [50, 400], "T": 3, "n_seeds": 4, "neurons_per_seed": 8,
                              "sequences_per_seed": 8, "seeds_per_call": 2},
     "lif_snn_leaky": {"widths": [32], "max_depth": 3, "T": 3, "n_networks": 4, "pairs": 4, "networks_per_call": 2},
@@ -405,7 +407,8 @@ def _toy_config(tmp_path, name):
                                   pytest.param("lif_snn_multiclass", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_depth", marks=pytest.mark.slow),
                                   pytest.param("lif_snn_corollary", marks=pytest.mark.slow),
-                                  pytest.param("lif_snn_training", marks=pytest.mark.slow)])
+                                  pytest.param("lif_snn_training", marks=pytest.mark.slow),
+                                  pytest.param("lif_snn_accuracy", marks=pytest.mark.slow)])
 def test_each_experiment_runs_at_toy_size_and_plots(tmp_path, name):
     from figures.__main__ import render
 

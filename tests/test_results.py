@@ -29,6 +29,7 @@ def test_quick_and_paper_results_live_apart_and_a_paper_result_survives_quick_ru
     cfg = write("toy_fig", n=3, paper_n=7)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    monkeypatch.setattr(ledger, "RESULTS", tmp_path / "results")
     paper_arrays, paper_meta = _run(cfg, "paper")
     paper_npz = tmp_path / "results" / "paper" / "toy_fig.npz"
     before = paper_npz.read_bytes()
@@ -50,6 +51,7 @@ def test_paper_scale_claim_without_a_result_is_not_measured_and_not_computed(toy
     cfg = write("toy_fig")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    monkeypatch.setattr(ledger, "RESULTS", tmp_path / "results")
     claim = ledger.Claim("toy.n", "src", "s", lambda r: ledger.Evidence(
         {"n": r["toy_fig"].arrays["x"].size}, {}, "exact", [ledger.check("read", True)], no_control="toy"),
         reads=("toy_fig",))
@@ -64,6 +66,7 @@ def test_seed_offset_replicates_apart_and_leaves_default_results_byte_identical(
     cfg = write("toy_fig", n=6)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "CONFIGS", cfg.parent)
+    monkeypatch.setattr(ledger, "RESULTS", tmp_path / "results")
     base, meta = _run(cfg)
     quick = tmp_path / "results" / "quick"
     before = {p.name: p.read_bytes() for p in quick.iterdir() if p.is_file()}

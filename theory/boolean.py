@@ -354,7 +354,8 @@ def majority_noise_sensitivity_limit(delta) -> float:
     """``lim_{n -> inf} NS_delta[Maj_n] = arccos(1 - 2 delta) / pi`` (Sheppard's formula; about
     ``(2/pi) sqrt(delta)`` for small delta, 1.7% below it at delta = 0.1).
 
-    Source: O'Donnell Thm 5.18 / Ex. 2.45 (the brief's errata: the limit is the arccos, not the sqrt)."""
+    Source: O'Donnell Thm 5.18 / Ex. 2.45 (the exact limit is the arccos; the sqrt is only its
+    small-delta form)."""
     delta = check_real(delta, "delta", ge=0.0, le=1.0)
     return math.acos(1.0 - 2.0 * delta) / math.pi
 
@@ -437,7 +438,8 @@ def level_weights_from_kernel(kernel, n) -> list:
       A list of ``n + 1`` values in the arithmetic used (``Fraction`` or ``arb``).
     Raises:
       ValueError: ``kernel`` does not have ``n + 1`` entries, or a float entry is not finite.
-    Source: Delsarte (1973); the brief's "Krawtchouk inversion" (Araya et al. brief §4).
+    Source: Delsarte (1973); the Krawtchouk inversion used for the expected level weights of a random
+    sLIF neuron (derived here for Araya et al., Corollary 1).
     """
     n = check_int(n, "n", ge=0)
     g = list(kernel)

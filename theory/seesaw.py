@@ -135,7 +135,7 @@ def stability_radius(eigs, lr, batch_size):
 
 
 def power_law_eigs(d: int, exponent: float = 1.5, trace: float = 1.0) -> np.ndarray:
-    """``[d]`` eigenvalues ``l_j ∝ j^-exponent`` scaled to ``sum l = trace`` (the brief's test spectrum).
+    """``[d]`` eigenvalues ``l_j ∝ j^-exponent`` scaled to ``sum l = trace`` (our reference spectrum).
 
     Raises: TypeError (``d`` not an integer) / ValueError (``d < 1``, ``exponent`` or ``trace`` not > 0 or
     not finite)."""
@@ -457,7 +457,7 @@ def sgd_risk_path(key, eigs, w0_minus_wstar, noise_var, lrs, batch_sizes):
 # Shared by the simulations and the claims
 # ---------------------------------------------------------------------------------------------------
 
-# The brief's reference problem: d = 256, l_j ∝ j^-1.5 with tr H = 1, sigma^2 = 1, m0 = 1, B0 = 8,
+# Our reference problem: d = 256, l_j ∝ j^-1.5 with tr H = 1, sigma^2 = 1, m0 = 1, B0 = 8,
 # phases of 2^16 samples. SGD at eta0 = 0.5, NSGD at nominal eta0 = 0.05.
 REF = dict(d=256, exponent=1.5, noise_var=1.0, m0=1.0, b0=8, samples_per_phase=2**16)
 

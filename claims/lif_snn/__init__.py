@@ -6,12 +6,12 @@ ledger decisions (its own tests) and controls (cases just outside the hypothesis
 the ledger computes the verdict. Every random quantity decided on comes from a figure's per-seed arrays
 (seeds, networks), so the ledger can re-decide each claim with seeds left out.
 
-The claims live in :mod:`~claims.lif_snn.single_neuron`, :mod:`~claims.lif_snn.networks` and
-:mod:`~claims.lif_snn.spectrum` (shared constants and helpers in :mod:`~claims.lif_snn.common`), imported
-here so that importing ``claims.lif_snn`` registers all of them.
+The claims live in :mod:`~claims.lif_snn.single_neuron`, :mod:`~claims.lif_snn.networks`,
+:mod:`~claims.lif_snn.spectrum` and :mod:`~claims.lif_snn.accuracy` (shared constants and helpers in
+:mod:`~claims.lif_snn.common`), imported here so that importing ``claims.lif_snn`` registers all of them.
 """
 
 from __future__ import annotations
 
-from claims.lif_snn import networks, single_neuron, spectrum  # noqa: F401 - registers the claims
+from claims.lif_snn import accuracy, networks, single_neuron, spectrum  # noqa: F401 - registers the claims
 from claims.lif_snn.common import Z_MANY, Z_MC, log_log_fit  # noqa: F401 - re-exported

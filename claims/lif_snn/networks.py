@@ -92,6 +92,11 @@ def _depth_width_evidence(r: ledger.Reads, kind: str, figure: str = "lif_snn_dep
 
 @ledger.claim("lif_snn.theorem2_depth_width",
               source="Araya et al. Theorem 2 (beta = 1, static input) and Figure 2",
+              paper=(ledger.PaperValue(-0.0625, "Theorem 2: the bound n_L T^4 C (1 + theta) nu^(1/2^(2L+1)) log^(3/2) n "
+                                       "at nu = c/sqrt(n) has the power n^(-1/16) at L = 1 (an upper bound on the rate)",
+                                       ("width_exponent", "L=1", "exponent")),
+                     ledger.PaperValue(-0.015625, "Theorem 2: the same power, n^(-1/64) at L = 2",
+                                       ("width_exponent", "L=2", "exponent"))),
               statement="For random L-layer binary sIF classifiers the expected noise sensitivity at nu = 1/sqrt(n) "
                         "falls with the width n at fixed L, at least as fast as the bound's power n^(-1/2^(2L+2)), "
                         "and rises with the depth L at fixed n.",
@@ -130,6 +135,11 @@ def _check_theorem2_depth_width_if(r: ledger.Reads) -> ledger.Evidence:
 
 @ledger.claim("lif_snn.theorem2_multiclass",
               source="Araya et al. Theorem 2 (multiclass argmax readout with n_L outputs; beta = 1, static input)",
+              paper=(ledger.PaperValue(-0.0625, "Theorem 2: the bound n_L T^4 C (1 + theta) nu^(1/2^(2L+1)) log^(3/2) n "
+                                       "at nu = c/sqrt(n) has the power n^(-1/16) at L = 1 (an upper bound on the rate)",
+                                       ("width_exponent", "L=1", "exponent")),
+                     ledger.PaperValue(-0.015625, "Theorem 2: the same power, n^(-1/64) at L = 2",
+                                       ("width_exponent", "L=2", "exponent"))),
               statement="For random L-layer sIF classifiers with n_L = 4 output neurons (argmax of spike counts, ties "
                         "to the lowest index, class 0 as in the binary case) the expected noise sensitivity at nu = "
                         "1/sqrt(n) falls with the width n at fixed L, at least as fast as the bound's power "
@@ -231,6 +241,9 @@ def _slopes(widths, per) -> tuple[np.ndarray, np.ndarray]:
 
 @ledger.claim("lif_snn.theorem1_time_varying",
               source="Araya et al. Theorem 1 (input sequences x_1..x_t, y_1..y_t with per-step distance nu_t; beta = 1)",
+              paper=ledger.PaperValue(-0.25, "Theorem 1 (input sequences): the bound C (1 + theta) t^2 "
+                                      "sqrt(nu_bar_t) log n at nu_bar_t = 1/sqrt(n) is n^(-1/4) up to its log n factor "
+                                      "(an upper bound on the rate)", ("time_varying_exponent", "t=1", "slope")),
               statement="For one random sIF neuron driven by input sequences (a fresh uniform input and fresh flips "
                         "of each bit with probability nu = 1/sqrt(n) at every step, so nu_bar_t = nu), the flip "
                         "probability P[s_t(x_1..x_t) != s_t(y_1..y_t)] falls with n at every step t = 1..10 at least "
@@ -315,6 +328,12 @@ TABLE_PRECISION = 0.005  # the table prints two decimals: a value it shows as v 
 @ledger.claim("lif_snn.leaky_table",
               source="Araya et al., experiment table (5 layers, n = 1000, beta = 0.5, theta = 1) and its remark on "
                      "beta = 0.5 single neurons; an experiment outside Theorems 1-2, which assume beta = 1",
+              paper=tuple(ledger.PaperValue(v, f"experiment table (5 layers, n = 1000, beta = 0.5, theta = 1), {lab}",
+                                            ("table (L = 5)", key, "measured"))
+                          for key, lab, v in (("slif, flips", "sLIF, random bit flips", 0.19),
+                                              ("lif, flips", "LIF, random bit flips", 0.28),
+                                              ("slif, dropout", "sLIF, 5% dropout of inputs", 0.16),
+                                              ("lif, dropout", "LIF, 5% dropout of inputs", 0.16))),
               statement="Random 5-layer binary classifiers of width n = 1000 with leak beta = 0.5 and theta = 1 are less "
                         "noise-sensitive as sLIF than as LIF under random bit flips (0.19 vs 0.28), 5% input dropout "
                         "perturbs each less than the bit flips (0.16 vs 0.19, 0.16 vs 0.28), and the four values are "

@@ -141,6 +141,11 @@ def _exponent_near(name: str, slope: float, law: float, tol: float) -> ledger.De
 
 @ledger.claim("lif_snn.theorem1_scaling",
               source="Araya et al. Theorem 1 (beta = 1, static input) and Figure 1",
+              paper=(ledger.PaperValue(-0.25, "Theorem 1 (beta = 1, static input, log n dropped): the bound C (1 + "
+                                       "theta) t^2 sqrt(nu) at nu = 1/sqrt(n) is a power n^(-1/4)",
+                                       ("exponent_exact", "t=1")),
+                     ledger.PaperValue(0.5, "Theorem 1: the bound grows like sqrt(nu), power 1/2 of nu",
+                                       "sqrt_nu_exponent_n1e4")),
               statement="At nu = 1/sqrt(n) the expected noise sensitivity P_t of one random sIF neuron falls like "
                         "n^(-1/4) (the bound C t^2 sqrt(nu)): at t = 1, 2 over the figure's n = 10^2..10^4 (exact "
                         "curves and Monte Carlo), and at every t = 1..10 in the large-n limit; at fixed n it grows "

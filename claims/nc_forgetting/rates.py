@@ -75,6 +75,8 @@ R2_RULE = (f"max over instances |q - 2| < {RATE_TOL} (q the fitted exponent; the
 @ledger.claim("nc_forgetting.replay_snr_rate", source="Theorem 3 / Corollary 2 (Sec. 4.2: SNR in Theta((r^2 beta_t "
               "+ upsilon^(2 (t - t0))) / (r^2 delta_t + beta_t + upsilon^(2 (t - t0)))), r^2 = pi^2 / (1 - pi)^2, so "
               "SNR -> Theta(r^2) as t -> infinity with pi > 0)", reads=(SUBSPACE,),
+              paper=ledger.PaperValue(2, "Theorem 3 / Corollary 2 (Sec. 4.2): SNR -> Theta(r^2) as t -> infinity, "
+                                      "exponent 2 in r = pi / (1 - pi)"),
               statement="Under replay with weight decay (upsilon = 1 - eta lambda < 1), with the replayed component "
                         "collapsed (NC1 of the trained-on data) and t -> infinity, the old-class SNR scales as r^2 in "
                         "the replay ratio r = pi / (1 - pi): the exponent fitted over the run's replay fraction "
@@ -130,6 +132,11 @@ def _check_replay_snr_rate(r: ledger.Reads) -> ledger.Evidence:
 @ledger.claim("nc_forgetting.no_replay_snr_rate", source="Theorem 2 (Sec. 4.2: without replay, mu_c(t) = "
               "upsilon^(t - t0) mu_(c, S perp)(t0) and SNR(c, c') in Theta((beta_t upsilon^(-2 (t - t0)) + 1)^(-1)), "
               "upsilon = 1 - eta lambda)", reads=(SUBSPACE,),
+              paper=(ledger.PaperValue(2, "Theorem 2 (Sec. 4.2): mu_c(t) = upsilon^(t - t0) mu_(c, S perp)(t0), so the "
+                                       "squared separation decays as upsilon^(2 (t - t0)): exponent 2 in log upsilon",
+                                       "q of u_t (least squares)"),
+                     ledger.PaperValue(2, "Theorem 2 (Sec. 4.2): SNR in Theta((beta_t upsilon^(-2 (t - t0)) + 1)^(-1)), "
+                                       "decay exponent 2 in log upsilon as t grows", "q of SNR at the last step")),
               statement="Without replay, with weight decay, the squared separation of forgotten classes decays as "
                         "upsilon^(2 (t - t0)) (exponent 2 in units of log upsilon, not the rival 1 of the mean "
                         "itself), and so does their SNR as t grows: its local decay exponent at the end of the "

@@ -42,6 +42,9 @@ GAP_RULE = ("numeric rank read at the largest ratio of consecutive singular valu
               source="Sec. 3.2, Finding 3 (neural collapse in TIL: collapse holds per head, tasks are misaligned "
                      "with one another; the global feature rank is at most n(K - 1), against nK - 1 for a single head)",
               reads=(SUBSPACE,),
+              paper=(ledger.PaperValue("n(K - 1)", "Sec. 3.2, Finding 3: global feature rank with one head per task "
+                                       "(TIL), at most"),
+                     ledger.PaperValue("nK - 1", "Sec. 3.2, Finding 3: global feature rank with a single head")),
               statement="With n tasks of K classes, every task's data trained on to a stationary point with weight "
                         "decay (the terminal phase, where neural collapse holds for the data trained on), the "
                         "features span at most n(K - 1) dimensions with one head per task (TIL), against nK - 1 "

@@ -15,6 +15,8 @@ Experiments (``paper_configs/lif_snn_*.yaml``; the figure name is the config nam
 - ``training``: Figure 3. Noise sensitivity against ``nu`` before and after surrogate-gradient training on
   scikit-learn's bundled 8x8 digits (binarised to {-1, 1}^64; two classes and all ten), and on a sparse
   parity (the negative control), sLIF and LIF.
+- ``accuracy``: Figure 3's accuracy dependence. Accuracy and the NS drop of training on ten-class digits at
+  several label-noise levels (same seeds, paired), and the sparse parity at the same levels (the control).
 
 Network simulations run in float32 (weights, currents, potentials); exact formulas in float64.
 """
@@ -22,6 +24,10 @@ Network simulations run in float32 (weights, currents, potentials); exact formul
 from __future__ import annotations
 
 from sims import cli
+from sims.lif_snn.accuracy import (  # noqa: F401 - public names of sims.lif_snn
+    AccuracyParams,
+    run_accuracy,
+)
 from sims.lif_snn.networks import (  # noqa: F401 - public names of sims.lif_snn
     depth_network,
     DepthParams,
@@ -67,4 +73,7 @@ EXPERIMENTS = {
     "training": cli.Experiment(TrainingParams, run_training, seed_axes={
         k: 0 for k in ("ns_before", "ns_after", "data_ns_before", "data_ns_after", "train_acc", "test_acc",
                        "init_test_acc", "loss")}),
+    "accuracy": cli.Experiment(AccuracyParams, run_accuracy, seed_axes={
+        f"{pre}_{k}": 0 for pre in ("task", "parity")
+        for k in ("train_acc", "test_acc", "ns_before", "ns_after", "data_ns_before", "data_ns_after")}),
 }

@@ -23,7 +23,7 @@ from theory import lif_snn as th
 class DepthParams:
     """Random L-layer binary classifiers (width n, 2 outputs), ENS at nu = nu_scale / sqrt(n)."""
 
-    widths: tuple[int, ...] = param((64, 256, 1024), ge=2)
+    widths: tuple[int, ...] = param((64, 256, 1024), ge=2, smoke=2)
     max_depth: int = param(5, ge=1, le=32, doc="depths 1..max_depth: L - 1 hidden layers + the readout")
     T: int = param(10, ge=1, le=64, doc="steps 1..T")
     theta: float = param(0.5, gt=0)
@@ -34,7 +34,7 @@ class DepthParams:
     fixed_nu: float = param(0.0, ge=0, le=1, doc="also measure the same networks and inputs at this rate at "
                             "every n (0: not measured): a control whose cut-off degree 1/nu does not grow")
     kinds: tuple[KindName, ...] = param(("slif", "lif"))
-    n_networks: int = param(64, ge=2, le=runtime.MAX_SEEDS)
+    n_networks: int = param(64, ge=2, le=runtime.MAX_SEEDS, smoke=8)
     pairs: int = param(32, ge=1, doc="input pairs (x, y) per network")
     networks_per_call: int = param(16, ge=1, doc="networks vmapped at once (memory ~ this * n^2)")
     n_out: int = param(2, ge=2, doc="output neurons (classes) of the readout; argmax, ties to the lowest index")
@@ -220,7 +220,7 @@ class TimeVaryingParams:
     """One random neuron driven by a fresh uniform input and a fresh perturbation at every step (Theorem 1's
     input sequences), against the static input held from step 1; flip probability per step."""
 
-    widths: tuple[int, ...] = param((100, 300, 1000, 3000, 10000), ge=2, doc="input dimensions n")
+    widths: tuple[int, ...] = param((100, 300, 1000, 3000, 10000), ge=2, doc="input dimensions n", smoke=2)
     nu_scale: float = param(1.0, gt=0, doc="per-step flip rate nu = nu_scale / sqrt(n)")
     fixed_nu: float = param(0.1, gt=0, lt=1, doc="the control: the same neurons and inputs at this rate at "
                             "every n (outside nu = O(1/sqrt(n)))")

@@ -15,6 +15,7 @@ from sims import cli, runtime
 from sims.config import param
 from theory import boolean
 from theory import lif_snn as th
+from theory.numerics import float64
 
 KindName = Literal["slif", "lif"]
 NuRule = Literal["sqrt", "sqrt_log", "fixed"]
@@ -137,6 +138,30 @@ def _check_kinds(kinds) -> None:
         raise ValueError(f"kinds must be distinct entries of {th.KINDS}, got {kinds}")
 
 
+# theory.boolean's two compiled steps of the level weights, the same functions under runtime.jit (so that the
+# paper-scale plan counts the transforms of 2^20-entry tables as compiled work, not host work).
+_fwht = runtime.jit(boolean._fwht.__wrapped__, static_argnums=1, name="walsh_hadamard")
+_levels = runtime.jit(boolean._levels.__wrapped__, static_argnums=1, name="level_weights")
+
+
+def level_weights(table) -> np.ndarray:
+    """:func:`theory.boolean.level_weights` (``table [..., 2^n]`` -> ``[..., n + 1]`` float64, the Fourier
+    weight per level, O'Donnell Def. 1.27) by the same compiled transform, called through
+    :func:`sims.runtime.jit`.
+
+    Raises:
+      TypeError, ValueError: as :func:`theory.boolean.level_weights`.
+    """
+    if runtime.is_planning():  # the planner's zero tables: no checked float64 copy (GBs at n = 20) to make
+        shape = np.shape(table)
+        a, n = np.broadcast_to(np.float64(0), shape), shape[-1].bit_length() - 1
+    else:
+        a, n = boolean._as_table(table, boolean=False)
+        a = jnp.asarray(a)
+    with float64():
+        return np.asarray(_levels(_fwht(a, n), n, jnp.asarray(boolean._popcount(n))))
+
+
 def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, post=None) -> dict:
     """``fn(key, *args)`` for networks ``0..n_networks-1`` in calls of ``per_call`` networks (seeds sharded
     over ``mesh``, ``args`` replicated); network ``c * per_call + i`` uses ``fold_in(seed_key(seed, i), c)``.
@@ -145,7 +170,9 @@ def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, po
     parts = []
     for c in range(-(-n_networks // per_call)):
         m = min(per_call, n_networks - c * per_call)
-        out = runtime.map_seeds(lambda k, c_, *a: fn(jax.random.fold_in(k, c_), *a), seed, m, c, *args, mesh=mesh)
+        # the call index as an int32 array: one signature for every call (the plan keys a Python int by value)
+        out = runtime.map_seeds(lambda k, c_, *a: fn(jax.random.fold_in(k, c_), *a), seed, m, np.int32(c),
+                                *args, mesh=mesh)
         parts.append(post(out) if post is not None else out)
     return jax.tree.map(lambda *a: np.concatenate(a), *parts)
 
@@ -159,7 +186,7 @@ def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, po
 class SingleNeuronParams:
     """One random neuron, static input, ENS at nu = nu_scale / sqrt(n) per step t."""
 
-    widths: tuple[int, ...] = param((100, 1000, 10000), ge=1, doc="input dimensions n")
+    widths: tuple[int, ...] = param((100, 1000, 10000), ge=1, doc="input dimensions n", smoke=2)
     nu_scale: float = param(1.0, gt=0, doc="nu = nu_scale / sqrt(n)")
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)
@@ -220,7 +247,7 @@ def law_check(p: SingleNeuronParams, seed: int, mesh) -> dict:
             w = np.asarray(jax.random.normal(jax.random.fold_in(runtime.seed_key(seed, s0), 300 + c), (m, n),
                                              jnp.float64))
             tables = np.where((w / math.sqrt(n)) @ pts > theta, 1.0, -1.0)
-            levels[c, s0, : n + 1] = boolean.level_weights(tables).mean(axis=0)
+            levels[c, s0, : n + 1] = level_weights(tables).mean(axis=0)
     return {"law_fixed_per_seed": fixed.astype(np.float64), "law_mixture_per_seed": mixture.astype(np.float64),
             "law_levels": levels}
 

@@ -12,7 +12,7 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.lif_snn.networks import every_depth_counts
-from sims.lif_snn.neuron import KindName, network_sweep
+from sims.lif_snn.neuron import KindName, level_weights, network_sweep
 from theory import boolean
 from theory import lif_snn as th
 
@@ -25,13 +25,13 @@ from theory import lif_snn as th
 class SpectrumParams:
     """Exhaustive spectra of random binary sLIF classifiers at small n, per depth."""
 
-    widths: tuple[int, ...] = param((8, 12, 16), ge=2, le=20)
+    widths: tuple[int, ...] = param((8, 12, 16), ge=2, le=20, smoke=2)
     max_depth: int = param(3, ge=1, le=16)
     T: int = param(5, ge=1, le=64)
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)
     kind: KindName = "slif"
-    n_networks: int = param(60, ge=2, le=runtime.MAX_SEEDS)
+    n_networks: int = param(60, ge=2, le=runtime.MAX_SEEDS, smoke=50)
     networks_per_call: int = param(16, ge=1)
     input_block: int = param(4096, ge=1, doc="inputs per evaluation block")
 
@@ -83,11 +83,11 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
         def piece(i=i, n=n, pts=pts):
             fn = lambda k, x: network_tables(jax.random.fold_in(k, i), x, p=p)
             r = network_sweep(fn, ctx.config.seed, p.n_networks, p.networks_per_call, ctx.mesh, pts,
-                              post=lambda o: {"weights": boolean.level_weights(o["table"]),
+                              post=lambda o: {"weights": level_weights(o["table"]),
                                               "tie": np.asarray(o["tie"]).mean(axis=-1)})
             rand = []
             for j0 in range(0, p.n_networks, p.networks_per_call):
-                rand.append(boolean.level_weights(np.stack([
+                rand.append(level_weights(np.stack([
                     boolean.random_function(runtime.seed_key(ctx.config.seed + 1, 1000 * i + j), n)
                     for j in range(j0, min(j0 + p.networks_per_call, p.n_networks))])))
             return {"weights": r["weights"], "tie": r["tie"], "random_weights": np.concatenate(rand)}

@@ -40,13 +40,13 @@ class TrainingParams:
     T: int = param(8, ge=1, le=64)
     theta: float = param(0.5, gt=0)
     beta: float = param(0.9, ge=0, le=1)
-    steps: int = param(300, ge=1)
+    steps: int = param(300, ge=1, smoke=20)
     batch: int = param(128, ge=1)
     lr: float = param(1e-2, gt=0)
     logit_scale: float = param(1.0, gt=0, doc="softmax logits = logit_scale * spike counts")
     n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS)
     nus: tuple[float, ...] = param((0.01, 0.03, 0.1, 0.2, 0.3), gt=0, le=0.5)
-    ns_pairs: int = param(4096, ge=1, doc="(x, y) pairs per nu for each NS estimate")
+    ns_pairs: int = param(4096, ge=1, doc="(x, y) pairs per nu for each NS estimate", smoke=1024)
     log_every: int = param(10, ge=1)
 
     def __post_init__(self):
@@ -93,17 +93,40 @@ def _flip(u, x, nus):
     return jnp.where(u < jnp.asarray(nus, x.dtype)[:, None, None], -x, x)
 
 
-def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, task: str, kind: KindName):
+LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)
+
+
+def noisy_labels(key, y, rate, n_classes: int):
+    """``y`` ([...] int) with each label replaced, with probability ``rate`` (a scalar, may be traced), by a
+    class drawn uniformly from ``n_classes`` (so a replaced label may equal the clean one: the label is
+    wrong with probability ``rate (1 - 1/n_classes)``). The uniforms deciding which labels are replaced
+    and the replacements depend on ``key`` only, so the noisy label sets of several rates from one key are
+    nested (a label replaced at one rate is replaced, by the same class, at every higher rate)."""
+    k_which, k_class = jax.random.split(key)
+    replace = jax.random.uniform(k_which, y.shape) < rate
+    return jnp.where(replace, jax.random.randint(k_class, y.shape, 0, n_classes, y.dtype), y)
+
+
+def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, task: str, kind: KindName,
+                  label_noise=0.0):
     """Train one network with Adam and the ATan surrogate (:func:`theory.lif_snn.heaviside`); measure NS
     before and after on the same pairs (common random numbers).
 
+    ``label_noise`` (scalar in [0, 1], may be traced): the rate at which training labels are replaced by
+    uniformly random classes (:func:`noisy_labels`; digits: a fixed corruption of the training set per
+    seed; parity: fresh per batch). The draws come from ``fold_in(key, LABEL_NOISE_SALT)``, so networks of
+    one seed at several rates share their initialisation, minibatches and NS pairs, and at rate 0 the run
+    is the noiseless one. Accuracies are always against the clean labels.
+
     Returns a dict: ``ns_before``/``ns_after`` [V] (x uniform on {-1,1}^64: the definition),
-    ``data_ns_before``/``data_ns_after`` [V] (x drawn from the test inputs), ``train_acc``, ``test_acc``,
-    ``init_test_acc`` [], ``loss`` [steps // log_every].
+    ``data_ns_before``/``data_ns_after`` [V] (x drawn from the test inputs), ``train_acc`` (training inputs,
+    clean labels), ``test_acc``, ``init_test_acc`` [], ``loss`` [steps // log_every].
     """
     n_in = x_train.shape[1]
     n_out = 2 if task != "digits10" else 10
     k_init, k_train, k_eval = jax.random.split(key, 3)
+    k_noise = jax.random.fold_in(key, LABEL_NOISE_SALT)
+    y_fit = noisy_labels(k_noise, jnp.asarray(y_train), label_noise, n_out) if task != "parity" else None
     weights = th.init_weights(k_init, (n_in,) + (p.hidden,) * (p.depth - 1) + (n_out,), jnp.float32)
 
     def counts(w, x):
@@ -117,9 +140,11 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     def batch(k):
         if task == "parity":
             x = _signs(jax.random.uniform(k, (p.batch, n_in)))
-            return x, parity_labels(x, p.parity_bits)
+            y = noisy_labels(jax.random.fold_in(k, LABEL_NOISE_SALT), parity_labels(x, p.parity_bits), label_noise,
+                             n_out)
+            return x, y
         idx = jnp.minimum(jax.random.uniform(k, (p.batch,)) * x_train.shape[0], x_train.shape[0] - 1).astype(jnp.int32)
-        return x_train[idx], y_train[idx]
+        return x_train[idx], y_fit[idx]
 
     def step(carry, k):
         w, s = carry

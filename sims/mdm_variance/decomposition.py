@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sims import cli
+from sims import cli, runtime
 from sims.config import param
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, N_BLOCKS
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, N_BLOCKS, planned_theory_jits
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -20,25 +20,29 @@ from theory import mdm_variance as th
 
 @dataclasses.dataclass(frozen=True)
 class DecompositionParams(ChainParams):
-    n_data: int = param(2048, ge=3, doc="sequences of the nested estimate")
+    n_data: int = param(2048, ge=3, doc="sequences of the nested estimate", smoke=512)
     n_t: int = param(4, ge=2)
     n_masks: int = param(4, ge=2)
-    n_direct: int = param(40000, ge=3, doc="sequences of the flat i.i.d. estimate")
+    n_direct: int = param(40000, ge=3, doc="sequences of the flat i.i.d. estimate", smoke=4096)
     n_fit: int = param(200, ge=1, doc="sequences the 'learned' chain is estimated from")
-    n_exact: int = param(4, ge=1, doc="sequences checked by exact mask enumeration")
-    n_grad: int = param(1024, ge=48, doc="sequences of the nested gradient estimate (16 blocks of >= 3)")
-    n_grad_direct: int = param(16384, ge=32, doc="flat draws of the gradient's trace variance")
+    n_exact: int = param(4, ge=1, doc="sequences checked by exact mask enumeration", smoke=2)
+    n_grad: int = param(1024, ge=48, doc="sequences of the nested gradient estimate (16 blocks of >= 3)",
+                        smoke=64)
+    n_grad_direct: int = param(16384, ge=32, doc="flat draws of the gradient's trace variance", smoke=256)
 
 
 METHODS = ("mdm_oracle", "arm_oracle", "mdm_learned", "arm_learned")
 GRAD_MODELS = ("mdm_oracle", "arm_oracle")
 
 
-def _nested_values(value_fn, data, key, n_t: int, n_masks: int, eps: float, chunk: int = 256) -> np.ndarray:
+def _nested_values(value_fn, data, key, n_t: int, n_masks: int, eps: float, chunk: int = 256,
+                   name: str = "nested_values") -> np.ndarray:
     """``[n, n_t, n_masks, D]`` float64 values of a vector ``value_fn(x0, t, mask) -> [D]`` (a per-sample
     gradient) on a nested sample: per row of ``data [n, L]``, ``n_t`` rates t ~ U[eps, 1] and per (row, t)
-    ``n_masks`` forward masks; rows ``chunk`` at a time, chunk c from ``fold_in(key, c)``."""
-    per = jax.jit(jax.vmap(jax.vmap(jax.vmap(value_fn, (None, None, 0)), (None, 0, 0)), (0, 0, 0)))
+    ``n_masks`` forward masks; rows ``chunk`` at a time, chunk c from ``fold_in(key, c)``. ``name``: its
+    label in the paper-scale plan."""
+    per = runtime.jit(jax.vmap(jax.vmap(jax.vmap(value_fn, (None, None, 0)), (None, 0, 0)), (0, 0, 0)),
+                      name=name)
     data = np.asarray(data)
     out = []
     for c, s in enumerate(range(0, data.shape[0], chunk)):
@@ -96,9 +100,11 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     stats, draws = [], []
     for i, name in enumerate(METHODS):
         def piece(name=name, i=i):
-            d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
-                             eps=p.eps, mesh=ctx.mesh)
-            f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, 100 + i), eps=p.eps, mesh=ctx.mesh)
+            with planned_theory_jits(name):
+                d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
+                                 eps=p.eps, mesh=ctx.mesh)
+                f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, 100 + i), eps=p.eps,
+                                       mesh=ctx.mesh)
             return {**{k: np.asarray(d[k]) for k in rows if k in d},
                     "direct_var": np.asarray(f["var"]), "direct_var_se": np.asarray(f["var_se"]),
                     "direct_mean": np.asarray(f["mean"]), "stats": d["stats"], "direct_losses": f["losses"]}
@@ -111,8 +117,9 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     pw, lpw = th.chain_powers(trans, p.length), th.chain_powers(lt, p.length)
     orc = lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw)  # noqa: E731
     lrn = lambda x0, m: th.oracle_token_logprobs(lt, li, x0, m, lpw)  # noqa: E731
-    exact = jax.jit(lambda x0, e: th.exact_mean_loss(orc, x0, e), static_argnums=1)
-    exact_l = jax.jit(lambda x0: th.exact_mean_loss(lrn, x0, 0.0))
+    exact = runtime.jit(lambda x0, e: th.exact_mean_loss(orc, x0, e), static_argnums=1,
+                        name="exact_mean_loss")
+    exact_l = runtime.jit(lambda x0: th.exact_mean_loss(lrn, x0, 0.0), name="exact_mean_loss_learned")
     xs = np.asarray(data[:p.n_exact])
     out["exact_mean_eps0"] = np.array([float(exact(x, 0.0)) for x in xs])
     out["exact_mean_eps"] = np.array([float(exact(x, p.eps)) for x in xs])
@@ -125,9 +132,10 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
         kg = jax.random.fold_in(key, 500)
         nested, flat = [], []
         for i, name in enumerate(GRAD_MODELS):
-            x = _nested_values(gfns[name], data[:nb * N_BLOCKS], jax.random.fold_in(kg, i), p.n_t, p.n_masks, p.eps)
+            x = _nested_values(gfns[name], data[:nb * N_BLOCKS], jax.random.fold_in(kg, i), p.n_t, p.n_masks,
+                               p.eps, name=f"{name} gradient")
             f = _nested_values(gfns[name], direct[:nd * N_BLOCKS], jax.random.fold_in(kg, 100 + i), 1, 1,
-                               p.eps)[:, 0, 0]
+                               p.eps, name=f"{name} gradient")[:, 0, 0]
             nested.append(np.stack([th.trace_nested_sums(b) for b in np.split(x, N_BLOCKS)]))
             flat.append(np.stack([th.trace_direct_sums(b) for b in np.split(f, N_BLOCKS)]))
         return {"grad_nested_sums": np.stack(nested, 1), "grad_direct_sums": np.stack(flat, 1),

@@ -10,7 +10,7 @@ import numpy as np
 
 from sims import cli
 from sims.config import param
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -21,9 +21,9 @@ from theory import mdm_variance as th
 @dataclasses.dataclass(frozen=True)
 class MirrorParams(ChainParams):
     t_grid: tuple[float, ...] = param((0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), gt=0, le=1)
-    n_data: int = param(512, ge=3)
-    n_masks: int = param(16, ge=2)
-    n_decomp: int = param(1024, ge=3, doc="sequences of the decomposition under each pairing")
+    n_data: int = param(512, ge=3, smoke=64)
+    n_masks: int = param(16, ge=2, smoke=8)
+    n_decomp: int = param(1024, ge=3, doc="sequences of the decomposition under each pairing", smoke=256)
     n_t: int = param(4, ge=2)
     n_decomp_masks: int = param(4, ge=2)
 
@@ -67,8 +67,9 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     for mi, model in enumerate(PAIR_MODELS):
         for pi, pair in enumerate(("mirror", "multisample2")):
             def piece(model=model, pair=pair, mi=mi, pi=pi):
-                r = th.pair_stats(fns[model], data, jax.random.fold_in(key, 10 * mi + pi), np.asarray(p.t_grid),
-                                  n_masks=p.n_masks, pairing=pair, mesh=ctx.mesh)
+                with planned_theory_jits(f"{model} {pair}"):
+                    r = th.pair_stats(fns[model], data, jax.random.fold_in(key, 10 * mi + pi),
+                                      np.asarray(p.t_grid), n_masks=p.n_masks, pairing=pair, mesh=ctx.mesh)
                 return {k: np.asarray(v) for k, v in r.items()}
             r = ctx.parts.get(f"{model}_{pair}", piece)
             for k in ("ratio", "ratio_se", "rho", "rho_se", "A_single", "A_pair"):
@@ -76,8 +77,9 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
             out[f"{model}_{pair}_rows"] = _blocks(r["rows"], 1)
 
     def positive():
-        r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, 20), np.asarray(p.t_grid),
-                          n_masks=p.n_masks, pairing="positive", mesh=ctx.mesh)
+        with planned_theory_jits("oracle positive"):
+            r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, 20), np.asarray(p.t_grid),
+                              n_masks=p.n_masks, pairing="positive", mesh=ctx.mesh)
         return {**{f"oracle_positive_{k}": np.asarray(r[k]) for k in ("ratio", "ratio_se", "rho", "rho_se")},
                 "oracle_positive_rows": _blocks(r["rows"], 1)}
 
@@ -86,8 +88,11 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     dec_data = _sample(p, seed, 2, p.n_decomp, trans, init)
 
     def dec():
-        rs = [th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, 500), n_t=p.n_t,
-                           n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh) for pr in pairings]
+        rs = []
+        for pr in pairings:
+            with planned_theory_jits(f"decomposition {pr}"):
+                rs.append(th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, 500), n_t=p.n_t,
+                                       n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh))
         return {**{f"dec_{k}": np.asarray([r[k] for r in rs]) for k in
                    ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se")},
                 "dec_stats": _blocks(np.stack([r["stats"] for r in rs]), 1)}

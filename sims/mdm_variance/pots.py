@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sims import cli
+from sims import cli, runtime
 from sims.config import param
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -22,11 +22,12 @@ from theory import mdm_variance as th
 class PotsParams(ChainParams):
     eps_list: tuple[float, ...] = param((1e-2, 1e-3, 1e-4), gt=0, lt=1)
     n_bins: int = param(48, ge=4)
-    n_per_bin: int = param(2048, ge=2)
+    n_per_bin: int = param(2048, ge=2, smoke=64)
     n_pool: int = param(8192, ge=1, doc="chain sequences x0 is drawn from")
-    n_check: int = param(40000, ge=3, doc="direct importance-sampling draws at eps_list[0]")
-    epr_restarts: int = param(8, ge=1)
-    n_exact_seqs: int = param(512, ge=16, doc="fresh sequences whose 2^L masks are enumerated (exact in t)")
+    n_check: int = param(40000, ge=3, doc="direct importance-sampling draws at eps_list[0]", smoke=4096)
+    epr_restarts: int = param(8, ge=1, smoke=2)
+    n_exact_seqs: int = param(512, ge=16, doc="fresh sequences whose 2^L masks are enumerated (exact in t)",
+                              smoke=32)
 
 
 def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
@@ -73,7 +74,11 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     for i, eps in enumerate(p.eps_list):
         def piece(eps=eps, i=i):
             edges = th.t_bin_edges(eps, p.n_bins)
-            mom = th.binned_moments(fn, pool, jax.random.fold_in(key, i), edges, p.n_per_bin, mesh=ctx.mesh)
+            with planned_theory_jits(f"eps{i}"):
+                mom = th.binned_moments(fn, pool, jax.random.fold_in(key, i), edges, p.n_per_bin,
+                                        mesh=ctx.mesh)
+            if runtime.is_planning():  # the planner's zero draws give the density 0/0: fit a flat one instead
+                mom = {**th.binned_summary(np.ones_like(mom["losses"])), "losses": mom["losses"]}
             probs = th.pots_bin_probs(edges, mom["m2"])
             mid = 0.5 * (edges[1:] + edges[:-1])
             params, kl = th.fit_epr(mid, probs / np.diff(edges), restarts=p.epr_restarts, seed=seed)
@@ -98,15 +103,18 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
 
     def check():
         eps = p.eps_list[0]
-        val = th.binned_moments(fn, pool, jax.random.fold_in(key, 1000), edges, p.n_per_bin, mesh=ctx.mesh)
+        with planned_theory_jits("check"):
+            val = th.binned_moments(fn, pool, jax.random.fold_in(key, 1000), edges, p.n_per_bin,
+                                    mesh=ctx.mesh)
         xs = _sample(p, seed, 4, p.n_check, trans, init)
         res = {"pred_uniform": th.binned_is_variance(edges, w, val["m2"], val["g"]),
                "pred_pots": th.binned_is_variance(edges, first["probs_pots"], val["m2"], val["g"]),
                "check_moment_losses": _blocks(val["losses"], 1)}
         direct = []
         for name, sampler in (("uniform", None), ("pots", th.binned_sampler(edges, first["probs_pots"]))):
-            d = th.direct_variance(fn, xs, jax.random.fold_in(key, 2000 + len(name)), eps=eps,
-                                   t_sampler=sampler, mesh=ctx.mesh)
+            with planned_theory_jits(f"direct {name}"):
+                d = th.direct_variance(fn, xs, jax.random.fold_in(key, 2000 + len(name)), eps=eps,
+                                       t_sampler=sampler, mesh=ctx.mesh)
             res.update({f"meas_{name}": d["var"], f"meas_{name}_se": d["var_se"], f"mean_{name}": d["mean"],
                         f"mean_{name}_se": d["mean_se"]})
             direct.append(d["losses"])
@@ -120,7 +128,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
         pw = th.chain_powers(trans, p.length)
         one = lambda x: th.exact_mask_sums(  # noqa: E731
             lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw), x)
-        sums = jax.jit(lambda xx: jax.lax.map(one, xx))(jnp.asarray(xs))
+        sums = runtime.jit(lambda xx: jax.lax.map(one, xx), name="exact_mask_sums")(jnp.asarray(xs))
         return {"exact_sums": _blocks(np.asarray(sums, np.float64), 0)}
 
     out.update(ctx.parts.get("exact", exact))
@@ -151,7 +159,7 @@ def _binned_pairs(loss_fn, data, key, edges, n_per_bin: int) -> np.ndarray:
     e = jnp.asarray(np.asarray(edges, np.float64))
     nb, length = e.shape[0] - 1, data.shape[1]
 
-    @jax.jit
+    @runtime.jit(name="binned_pairs")
     def fn():
         kx, kt, ku, kv = jax.random.split(key, 4)
         rows = jax.random.randint(kx, (nb, n_per_bin), 0, data.shape[0])

@@ -12,6 +12,7 @@ import optax
 from sims import cli, runtime
 from sims.config import param
 from sims.data import stdlib_text
+from sims.mdm_variance.chain import planned_theory_jits
 from sims.models import TransformerParams
 from theory import mdm_variance as th
 
@@ -27,17 +28,18 @@ class TrainingParams(TransformerParams):
     n_heads: int = param(2, ge=1)
     n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
-    batch: int = param(16, ge=1)
-    steps: int = param(400, ge=2)
+    batch: int = param(16, ge=1, smoke=4, doc="windows per step (a vmapped loop: a smoke run cuts it)")
+    steps: int = param(400, ge=2, smoke=4)
     lr: float = param(3e-3, gt=0)
     eps: float = param(1e-3, gt=0, lt=1)
     n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS - 1)
-    n_evals: int = param(4, ge=1)
-    val_windows: int = param(128, ge=3)
-    val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window")
+    n_evals: int = param(4, ge=1, smoke=1)
+    val_windows: int = param(128, ge=3, smoke=8)
+    val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window", smoke=2)
     n_bins: int = param(16, ge=4, doc="P-POTS bins")
-    n_per_bin: int = param(256, ge=2)
-    grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance")
+    n_per_bin: int = param(256, ge=2, smoke=4)
+    grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance",
+                              smoke=4)
 
 
 MASK = 256  # the mask token; bytes are 0..255
@@ -166,7 +168,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             return state[0], jnp.stack(vals)
 
         idx, _ = runtime.seed_indices(n, ctx.mesh)
-        params, vals = jax.jit(jax.vmap(one))(idx)
+        params, vals = runtime.jit(jax.vmap(one), name=f"train {method}")(idx)
         return params, np.asarray(runtime.to_host(vals))[:n]
 
     def grad_var(params, key, method, sampler):
@@ -183,17 +185,23 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     edges = th.t_bin_edges(p.eps, p.n_bins)
     fn0 = _model_loss_fn(model, p0)
     tr_windows = windows(jax.random.fold_in(jax.random.key(seed), 88), 1024)
-    mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges, p.n_per_bin)
+    with planned_theory_jits("P-POTS calibration"):
+        mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges,
+                                p.n_per_bin)
+    if runtime.is_planning():  # the planner's zero draws give the density 0/0: plan with a flat one instead
+        mom = {**th.binned_summary(np.ones_like(mom["losses"])), "losses": mom["losses"]}
     probs = th.pots_bin_probs(edges, mom["m2"])
     sampler = th.binned_sampler(edges, probs)
     vals = {"standard": std_vals}
     for m in METHODS_TRAIN[1:]:
         vals[m] = train_runs(m, sampler, p.n_seeds)[1]
     gkey = jax.random.fold_in(jax.random.key(seed), 99)
-    gv = {m: jax.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)))(
-        std_params, jnp.arange(p.n_seeds)) for m in GRAD_METHODS}
-    dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
-                       n_masks=4, eps=p.eps)
+    gv = {m: runtime.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)),
+                         name=f"gradient variance {m}")(std_params, jnp.arange(p.n_seeds))
+          for m in GRAD_METHODS}
+    with planned_theory_jits("learned decomposition"):
+        dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
+                           n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
            **{f"{m}_val_loss": vals[m] for m in METHODS_TRAIN},
            "pots_edges": edges, "pots_probs": probs, "pots_m2": mom["m2"]}

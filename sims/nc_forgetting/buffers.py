@@ -9,7 +9,7 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import param
-from sims.nc_forgetting.common import _params_at, _percents, CommonParams, per_dataset
+from sims.nc_forgetting.common import _params_at, _percents, CommonParams, evaluated, per_dataset
 from sims.nc_forgetting.data import Data, N_CLASSES, N_TASKS
 from sims.nc_forgetting.evaluation import final_features
 from sims.nc_forgetting.sweep import corrected_head
@@ -25,7 +25,8 @@ from theory import nc_forgetting as th
 class BufferParams(CommonParams):
     """CIL with replay (concatenated) at each buffer size; statistics of the final buffer."""
 
-    buffer_percents: tuple[float, ...] = param((1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0), gt=0, le=100)
+    buffer_percents: tuple[float, ...] = param((1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0), gt=0, le=100,
+                                               smoke=2)
     calibration: float = param(0.5, gt=0, lt=1, doc="lda: share of memory held out, never trained on")
 
     def __post_init__(self):
@@ -50,7 +51,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     ew_buf, ew_held, ew_held_b = (np.full(R, np.nan) for _ in range(3))
     ratio, ratio_held, ratio_held_b = (np.full((R, old.size), np.nan) for _ in range(3))
     pop = (data.y_test // 2) < last
-    for r in range(R):
+    for r in evaluated(R):
         rows = _old_rows(grid, r)
         yb = data.y_train[rows]
         key = jax.random.fold_in(runtime.seed_key(seed, specs[r]["seed"]), 11)
@@ -82,7 +83,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
             if all(np.any(w != 0) for w in within):
                 ew_buf[r], ew_held[r], ew_held_b[r] = (th.effective_rank(w) for w in within)
     head_cos, norm_ratio = np.full(R, np.nan), np.full(R, np.nan)
-    for r in range(R):
+    for r in evaluated(R):
         W, _ = head_of(_params_at(out["params"], r, last))
         head_cos[r], norm_ratio[r] = th.minority_collapse_stats(W, fte[r], data.y_test, old)
     shape = (len(p.buffer_percents), p.n_seeds)
@@ -159,7 +160,7 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     old_te = (data.y_test // 2) < last
     acc_old, acc_all = (np.full((half, len(LDA_HEADS)), np.nan) for _ in range(2))
     eye = np.eye(ftr.shape[-1])
-    for r in range(half):
+    for r in evaluated(half):
         f, g = ftr[r], fte[r]
         cur = grid["runs"]["cur_idx"][r, last, : grid["runs"]["cur_n"][r, last]].astype(np.int64)
         rows = np.concatenate([_old_rows(grid, r), cur])
@@ -196,7 +197,7 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
 
 
 def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
-    """Gaussian counterfactual heads (Fig. 6; the four of the authors' code, brief errata) and our
+    """Gaussian counterfactual heads (Fig. 6; the four of the authors' code) and our
     corrected heads, after the last CIL task, against buffer size.
 
     Arrays: ``datasets [D]``, ``buffer_percents [B]``, ``heads [H]`` (:data:`LDA_HEADS`), ``seed_index [N]``

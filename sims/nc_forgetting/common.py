@@ -24,7 +24,7 @@ class CommonParams:
     datasets: tuple[DatasetName, ...] = param(("digits", "gaussian"))
     n_seeds: int = param(3, ge=2, le=runtime.MAX_SEEDS)
     widths: tuple[int, ...] = param((64, 64, 32), ge=1, doc="hidden widths; the last is the feature dim")
-    steps_per_task: int = param(300, ge=1)
+    steps_per_task: int = param(300, ge=1, smoke=20)
     batch_size: int = param(64, ge=2)
     lr: float = param(0.05, gt=0)
     momentum: float = param(0.9, ge=0, lt=1)
@@ -33,8 +33,8 @@ class CommonParams:
     probe_C: float = param(10.0, gt=0, doc="inverse L2 strength of the probe (the authors': 10)")
     probe_standardize: bool = param(True, doc="standardise features before the probe (the authors: no)")
     digits_test_fraction: float = param(0.3, gt=0, lt=1)
-    gaussian_n_train: int = param(150, ge=4, doc="training samples per class")
-    gaussian_n_test: int = param(60, ge=4, doc="test samples per class")
+    gaussian_n_train: int = param(150, ge=4, doc="training samples per class", smoke=200)
+    gaussian_n_test: int = param(60, ge=4, doc="test samples per class", smoke=100)
     gaussian_spike_rank: int = param(8, ge=1)
     gaussian_spike_scale: float = param(0.5, gt=0)
     gaussian_separation: float = param(1.0, gt=0, doc="class-mean scale; 1.0 with spike 0.5 (root seed 0): "
@@ -81,6 +81,14 @@ def per_dataset(p: CommonParams, ctx: cli.Context, tag: str, fn, datas: dict | N
     out = {k: np.stack([parts[n][k] for n in p.datasets]) for k in parts[p.datasets[0]]}
     bayes = np.array([datas[n].bayes_accuracy for n in p.datasets])
     return {"datasets": np.asarray(p.datasets), "bayes_accuracy": bayes, **out}
+
+
+def evaluated(n: int) -> range:
+    """The runs ``0..n-1`` whose frozen features the host evaluates (probes, metrics, heads), or none while
+    the run is planned (:func:`sims.runtime.is_planning`): the planner's stand-in features are zeros, on
+    which that evaluation measures nothing real (and the metrics refuse zero variance); its cost at paper
+    scale is measured apart (the configs' headers) and the arrays it fills stay NaN."""
+    return range(0 if runtime.is_planning() else n)
 
 
 def _params_at(params, r: int, s: int, k: int = -1):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from sims import runtime
 from sims.nc_forgetting.data import N_CLASSES, N_TASKS
 from sims.nc_forgetting.training import features_fn
 from theory import nc_forgetting as th
@@ -15,12 +18,20 @@ from theory import nc_forgetting as th
 # ---------------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _features_over(widths: tuple[int, ...]):
+    """``(params with one leading axis [P, ...], x [n, 64]) -> [P, n, f]``, compiled once per ``widths``."""
+    return runtime.jit(jax.vmap(features_fn(widths), in_axes=(0, None)), name="all_features")
+
+
 def all_features(widths, params, x) -> np.ndarray:
     """Features ``[*lead, n, f]`` of ``x [n, 64]`` under every parameter set of the stacked ``params``
     (leading axes ``lead``: runs, sessions, snapshots), float64 on the host."""
     lead = params["params"]["head"]["bias"].shape[:-1]
     flat = jax.tree.map(lambda a: a.reshape((-1,) + a.shape[len(lead):]), params)
-    out = jax.jit(jax.vmap(features_fn(widths), in_axes=(0, None)))(flat, jnp.asarray(x))
+    out = _features_over(tuple(widths))(flat, jnp.asarray(x))
+    if runtime.is_planning():  # the planner's zeros, read by nobody (common.evaluated): no float64 copy
+        return np.broadcast_to(np.float64(0), lead + out.shape[1:])
     return np.asarray(out, np.float64).reshape(lead + out.shape[1:])
 
 
@@ -55,7 +66,7 @@ def head_accuracy(W, b, feats, y, setting: int, session: int) -> np.ndarray:
 
 def probe_row(f_tr, y_tr, f_te, y_te, setting: int, session: int, C: float, standardize: bool,
               tasks=None) -> np.ndarray:
-    """``[5]`` probe accuracies after ``session`` (the authors' protocol, brief errata): TIL one probe per
+    """``[5]`` probe accuracies after ``session`` (the protocol of the authors' code): TIL one probe per
     task on its training split; CIL one global probe over all seen classes; DIL one global probe over the
     two labels on all seen tasks; each scored per task on the test split. Only ``tasks`` (default: all
     seen) are filled; the rest is NaN."""

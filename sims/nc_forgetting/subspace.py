@@ -9,7 +9,7 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import ConfigError, param
-from sims.nc_forgetting.common import _params_at, _percents, CommonParams, load_data, per_dataset
+from sims.nc_forgetting.common import _params_at, _percents, CommonParams, evaluated, load_data, per_dataset
 from sims.nc_forgetting.data import Data, N_CLASSES, N_TASKS
 from sims.nc_forgetting.evaluation import all_features
 from sims.nc_forgetting.training import head_of, train_grid
@@ -24,7 +24,8 @@ from theory import nc_forgetting as th
 class SubspaceParams(CommonParams):
     """The exact decay in the linear-feature model and old-class projections onto S_t in the MLP."""
 
-    snapshots: int = param(10, ge=1, doc="feature snapshots per task (steps_per_task must be a multiple)")
+    snapshots: int = param(10, ge=1, doc="feature snapshots per task (steps_per_task must be a multiple)",
+                           smoke=20)
     buffer_percents: tuple[float, ...] = param((0.0, 100.0), ge=0, le=100)
     ood_groups: int = param(10, ge=2, doc="OOD samples are split into groups the size of a test class")
     lin_classes: int = param(4, ge=2)
@@ -153,7 +154,7 @@ def _subspace_dataset(p: SubspaceParams, data: Data, seed: int, mesh) -> dict:
     ood = np.full((R, N_TASKS, K, p.ood_groups), np.nan)
     nc_trained = np.full((R, N_TASKS, K, 2), np.nan)
     nc1_old = np.full((R, N_TASKS, K), np.nan)
-    for r in range(R):
+    for r in evaluated(R):
         for s in range(N_TASKS):
             rows = np.concatenate([grid["runs"]["cur_idx"][r, s, : grid["runs"]["cur_n"][r, s]],
                                    grid["runs"]["buf_idx"][r, s, : grid["runs"]["buf_n"][r, s]]]).astype(np.int64)

@@ -8,7 +8,7 @@ import numpy as np
 
 from sims import cli
 from sims.config import param
-from sims.nc_forgetting.common import _distinct, _params_at, _percents, CommonParams, per_dataset
+from sims.nc_forgetting.common import _distinct, _params_at, _percents, CommonParams, evaluated, per_dataset
 from sims.nc_forgetting.data import CorrectionName, Data, N_TASKS, ScheduleName, SCHEDULES, SettingName, SETTINGS
 from sims.nc_forgetting.evaluation import all_features, class_head_accuracy, head_accuracy, pair_snr, probe_row
 from sims.nc_forgetting.training import head_of, train_grid
@@ -24,8 +24,8 @@ class SweepParams(CommonParams):
     """Deep and shallow forgetting against buffer size (the paper's Fig. 2), with SNR per session."""
 
     settings: tuple[SettingName, ...] = param(SETTINGS)
-    schedules: tuple[ScheduleName, ...] = param(SCHEDULES)
-    buffer_percents: tuple[float, ...] = param((0.0, 1.0, 5.0, 20.0, 100.0), ge=0, le=100)
+    schedules: tuple[ScheduleName, ...] = param(SCHEDULES, smoke=1)
+    buffer_percents: tuple[float, ...] = param((0.0, 1.0, 5.0, 20.0, 100.0), ge=0, le=100, smoke=2)
     head_correction: CorrectionName = param("shrinkage", doc="corrected head reported beside the network's")
     measure_probes: bool = param(True, doc="fit the probes (A*, F_deep); false leaves probe_acc NaN (SNR and "
                                  "head accuracy only: the probes dominate the quick scale's time)")
@@ -47,7 +47,7 @@ def corrected_head(p_name: str, f_tr, y_tr, buf_rows, cur_rows, held_rows=None) 
     classes) and the current data's (current classes); uniform priors. Covariance: ``transfer`` the
     current task's pooled within-class covariance; ``shrinkage`` Ledoit-Wolf of the pooled residuals of
     buffer and current data; ``calibration`` old-class means from the calibration rows, covariance
-    transferred. ``none`` gives None. Beyond the paper (brief section 4)."""
+    transferred. ``none`` gives None. Beyond the paper (our fixes)."""
     if p_name == "none":
         return None
     rows = np.concatenate([buf_rows, cur_rows]).astype(np.int64)
@@ -78,8 +78,8 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
     head, probe, snr = (np.full((R, N_TASKS, N_TASKS), np.nan) for _ in range(3))
     corr = np.full((R, N_TASKS), np.nan)
     last = N_TASKS - 1
-    for r, sp in enumerate(specs):
-        st = SETTINGS.index(sp["setting"])
+    for r in evaluated(R):
+        st = SETTINGS.index(specs[r]["setting"])
         for s in range(N_TASKS):
             W, b = head_of(_params_at(out["params"], r, s))
             head[r, s] = head_accuracy(W, b, fte[r, s], data.y_test, st, s)
@@ -95,8 +95,8 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
             corr[r] = class_head_accuracy(h, fte[r, last], data.y_test, st)
     shape = (len(p.settings), len(p.schedules), len(p.buffer_percents), p.n_seeds)
     jhead, jprobe = (np.full((len(jspecs), N_TASKS), np.nan) for _ in range(2))
-    for i, sp in enumerate(jspecs):
-        st, r = SETTINGS.index(sp["setting"]), R + i
+    for i in evaluated(len(jspecs)):
+        st, r = SETTINGS.index(jspecs[i]["setting"]), R + i
         W, b = head_of(_params_at(out["params"], r, last))
         jhead[i] = head_accuracy(W, b, fte[r, last], data.y_test, st, last)
         if p.measure_probes:

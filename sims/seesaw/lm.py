@@ -28,18 +28,19 @@ class LMParams(TransformerParams):
 
     n_chars: int = param(2_000_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
-    batch_sizes: tuple[int, ...] = param((8, 32), ge=1, doc="B0 in sequences")
+    batch_sizes: tuple[int, ...] = param((8, 32), ge=1, doc="B0 in sequences", smoke=1)
     micro_batch: int = param(8, ge=1, doc="sequences per accumulated micro-batch (a speed knob only)")
-    total_tokens: int = param(1_000_000, ge=1000)
+    total_tokens: int = param(1_000_000, ge=1000, smoke=2**15)
     lr: float = param(3e-3, gt=0)
     gamma: float = param(1.1, gt=1)
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
     schedules: tuple[Literal["cosine", "seesaw", "fixed_lr"], ...] = param(("cosine", "seesaw", "fixed_lr"))
     n_seeds: int = param(2, ge=1, le=runtime.MAX_SEEDS)
-    n_evals: int = param(20, ge=2)
-    val_windows: int = param(256, ge=1)
-    noise_scale_batches: int = param(64, ge=2, doc="micro-batches averaged to estimate the noise scale")
+    n_evals: int = param(20, ge=2, smoke=2)
+    val_windows: int = param(256, ge=1, smoke=8)
+    noise_scale_batches: int = param(64, ge=2, doc="micro-batches averaged to estimate the noise scale",
+                                     smoke=2)
 
 
 def lm_schedule(p: LMParams, b0: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -96,17 +97,27 @@ def _lm_functions(p: LMParams):
         return (jax.tree.map(keep, new_params, params), jax.tree.map(keep, new_opt, opt_state))
 
     def val_loss(params, val_toks):
-        return loss_fn(params, val_toks.astype(jnp.int32))
+        """Mean loss over the windows, ``VAL_CHUNK`` at a time (memory: one chunk's activations per seed)."""
+        per_seq = jax.lax.map(lambda toks: loss_fn(params, toks[None].astype(jnp.int32)), val_toks,
+                              batch_size=VAL_CHUNK)
+        return per_seq.mean()
 
     def noise_scale(params, train, key):
-        """McCandlish et al. B_simple from micro-batch (b) and averaged (K b) gradient norms."""
+        """McCandlish et al. B_simple from micro-batch (b) and averaged (K b) gradient norms; the K gradients
+        are summed one at a time (memory: one gradient per seed, not K)."""
         k = p.noise_scale_batches
-        gs = jax.vmap(lambda i: jax.grad(loss_fn)(params, windows(
-            train, jax.random.fold_in(key, i), p.micro_batch).astype(jnp.int32)))(
-            jnp.arange(k))
-        flat = jax.vmap(lambda g: jnp.concatenate([x.ravel() for x in jax.tree.leaves(g)]))(gs)
-        small = jnp.mean(jnp.sum(flat**2, axis=1))
-        big = jnp.sum(jnp.mean(flat, axis=0) ** 2)
+
+        def add(acc, i):
+            toks = windows(train, jax.random.fold_in(key, i), p.micro_batch).astype(jnp.int32)
+            g = jax.grad(loss_fn)(params, toks)
+            flat = jnp.concatenate([x.ravel() for x in jax.tree.leaves(g)])
+            return (acc[0] + flat, acc[1] + jnp.sum(flat**2)), None
+
+        leaves = jax.tree.leaves(params)
+        zero = (jnp.zeros(sum(x.size for x in leaves), leaves[0].dtype), jnp.zeros((), leaves[0].dtype))
+        (g_sum, sq_sum), _ = jax.lax.scan(add, zero, jnp.arange(k))
+        small = sq_sum / k
+        big = jnp.sum((g_sum / k) ** 2)
         b_s, b_b = p.micro_batch, p.micro_batch * k
         g2 = (b_b * big - b_s * small) / (b_b - b_s)
         trace = (small - big) / (1 / b_s - 1 / b_b)
@@ -116,6 +127,7 @@ def _lm_functions(p: LMParams):
 
 
 CHUNK = 32  # training steps per compiled call
+VAL_CHUNK = 128  # validation windows evaluated at once (per seed)
 
 
 def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=None) -> dict[str, np.ndarray]:
@@ -152,12 +164,12 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
     n_seeds = p.n_seeds
     idx, _ = runtime.seed_indices(n_seeds, mesh)
 
-    @jax.jit
+    @runtime.jit
     def init_all(idx):
         return jax.vmap(lambda i: init(runtime.seed_key(seed, i)))(idx)
 
     # Fixed-length chunks (padded with inactive steps): one compilation serves every schedule and batch.
-    @jax.jit
+    @runtime.jit
     def run_chunk(state, train, idx, start, lr_c, nseq_c, act_c):
         def one(state, i):
             def step(st, inp):
@@ -169,9 +181,9 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
 
         return jax.vmap(one)(state, idx)
 
-    evaluate = jax.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)))
+    evaluate = runtime.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)), name="evaluate")
 
-    @jax.jit
+    @runtime.jit
     def measure_noise(state, train, idx, salt):
         return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
             runtime.seed_key(seed, i), salt)))(state, idx)
@@ -187,12 +199,14 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
                 lr_c = np.r_[lrs[done:done + n], np.zeros(pad)]
                 nseq_c = np.r_[batches[done:done + n], np.zeros(pad, np.int64)].astype(np.int32)
                 act_c = np.r_[np.ones(n, bool), np.zeros(pad, bool)]
-                state = run_chunk(state, train, idx, done, lr_c, nseq_c, act_c)
+                # start and salt as 0-d arrays (values, not Python constants): one signature for every
+                # chunk in the paper-scale plan, as it is one compilation in the run
+                state = run_chunk(state, train, idx, np.int64(done), lr_c, nseq_c, act_c)
                 done += n
                 bar.update(n)
             losses.append(runtime.to_host(evaluate(state, val_toks)))
             if e in (p.n_evals // 2 - 1, p.n_evals - 1):
-                noise.append(runtime.to_host(measure_noise(state, train, idx, 7 + e)))
+                noise.append(runtime.to_host(measure_noise(state, train, idx, np.int64(7 + e))))
     val_loss_arr = np.stack(losses, axis=1)[:n_seeds]
     return {"tokens": tokens[np.r_[0, marks]], "steps": np.r_[0, marks], "val_loss": val_loss_arr,
             "noise_scale": np.stack(noise, axis=1)[:n_seeds], "total_steps": np.asarray(lrs.size),
@@ -255,17 +269,20 @@ class AdamLineParams(TransformerParams):
     val_frac: float = param(0.1, gt=0, lt=0.5)
     b0: int = param(8, ge=1, doc="initial batch in sequences")
     micro_batch: int = param(8, ge=1, doc="sequences per accumulated micro-batch (a speed knob only)")
-    total_tokens: int = param(200_000, ge=1000)
+    total_tokens: int = param(200_000, ge=1000, smoke=2**15)
     lr: float = param(1e-2, gt=0)
     gamma: float = param(2.0, gt=1, doc="switch k where the reference cosine crosses gamma^-k")
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
-    log2_alphas: tuple[float, ...] = param((1.0, 0.75, 0.5), doc="member i divides the lr by 2^a_i per switch")
-    log2_betas: tuple[float, ...] = param((0.0, 0.5, 1.0), ge=0, doc="and multiplies the batch by 2^b_i")
+    log2_alphas: tuple[float, ...] = param((1.0, 0.75, 0.5), doc="member i divides the lr by 2^a_i per switch",
+                                         smoke=2)
+    log2_betas: tuple[float, ...] = param((0.0, 0.5, 1.0), ge=0, doc="and multiplies the batch by 2^b_i",
+                                          smoke=2)
     n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)
-    n_evals: int = param(10, ge=2)
-    val_windows: int = param(256, ge=1)
-    noise_scale_batches: int = param(32, ge=2, doc="micro-batches averaged to estimate the noise scale")
+    n_evals: int = param(10, ge=2, smoke=2)
+    val_windows: int = param(256, ge=1, smoke=8)
+    noise_scale_batches: int = param(32, ge=2, doc="micro-batches averaged to estimate the noise scale",
+                                     smoke=2)
 
     def __post_init__(self):
         super().__post_init__()

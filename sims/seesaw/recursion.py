@@ -12,7 +12,9 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.seesaw.schedules import cosine_lrs, seesaw_schedule
+from theory import numerics
 from theory import seesaw as th
+from theory.numerics import check_real
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,12 +25,13 @@ class EquivalenceParams:
     exponent: float = param(1.5, gt=0)
     noise_var: float = param(1.0, ge=0)
     b0: int = param(8, ge=1)
-    samples_per_phase: int = param(4096, ge=1)
-    n_phases: int = param(4, ge=1)
+    samples_per_phase: int = param(4096, ge=1, smoke=4096)
+    n_phases: int = param(4, ge=1, smoke=2)
     sgd_eta0: float = param(0.5, gt=0)
     nsgd_eta0: float = param(0.05, gt=0)
     n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the SGD members")
-    nsgd_n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the NSGD members")
+    nsgd_n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the NSGD members",
+                               smoke=2)
     curve_points: int = param(200, ge=2)
 
 
@@ -36,9 +39,29 @@ SGD_MEMBERS = ((2.0, 1.0), (th.SQRT2, th.SQRT2), (1.0, 2.0), (1 / th.SQRT2, 2.0)
 NSGD_MEMBERS = tuple(th.NSGD_LINE) + ((1 / th.SQRT2, 2.0), (1.0, 2.0))
 
 
+# The compiled recursion of theory.seesaw.expected_risk as a runtime.jit (a Plannable: `python -m sims plan`
+# costs it instead of running it; a normal run calls the same function, so results are unchanged).
+_recursion = runtime.jit(th._recursion_jit.__wrapped__, static_argnames="normalized", name="expected_risk")
+
+
+def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, return_lrs=False):
+    """:func:`theory.seesaw.expected_risk` (the exact second-moment recursion behind Seesaw Theorem 1 and
+    Corollary 1): the same checks and the same compiled recursion, called through :func:`sims.runtime.jit`.
+
+    Returns ``[steps + 1]`` float64 risks (and the ``[steps]`` effective rates when ``return_lrs``).
+    Raises ValueError / TypeError as :func:`theory.seesaw.expected_risk`.
+    """
+    eigs, m0, lrs, bs = th._check_schedule(eigs, m0, lrs, batch_sizes)
+    noise_var = check_real(noise_var, "noise_var", ge=0)
+    with numerics.float64():
+        risk, eff = _recursion(eigs, m0, noise_var, lrs, bs, bool(normalized))
+        risk, eff = np.asarray(risk), np.asarray(eff)
+    return (risk, eff) if return_lrs else risk
+
+
 def _nsgd_effective_lrs(eigs, m0, p, lrs, bs):
     """Deterministic NSGD step sizes lr_t / sqrt(E||g_t||^2) from the exact second moments."""
-    _, eff = th.expected_risk(eigs, m0, p.noise_var, lrs, bs, normalized=True, return_lrs=True)
+    _, eff = expected_risk(eigs, m0, p.noise_var, lrs, bs, normalized=True, return_lrs=True)
     return eff
 
 
@@ -84,7 +107,7 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
         for i, ab in enumerate(members):
             bar.update(1)
             lrs, bs = th.phase_schedule(eta0, p.b0, ab[0], ab[1], p.samples_per_phase, p.n_phases)
-            exact = th.expected_risk(eigs, e0**2, p.noise_var, lrs, bs, normalized=family == "nsgd")
+            exact = expected_risk(eigs, e0**2, p.noise_var, lrs, bs, normalized=family == "nsgd")
             samples = np.r_[0.0, np.cumsum(bs)]
             idx = np.unique(np.linspace(0, lrs.size, p.curve_points).astype(int))
             # Monte Carlo at phase ends; NSGD uses the exact deterministic normalisation.
@@ -126,8 +149,8 @@ class LargeBatchParams:
     d: int = param(256, ge=1)
     exponent: float = param(1.5, gt=0)
     noise_vars: tuple[float, ...] = param((1.0, 0.01), ge=0)
-    batch_sizes: tuple[int, ...] = param((4, 8, 16, 32, 64, 128, 256), ge=1)
-    total_samples: int = param(2**20, ge=1)
+    batch_sizes: tuple[int, ...] = param((4, 8, 16, 32, 64, 128, 256), ge=1, smoke=2)
+    total_samples: int = param(2**20, ge=1, smoke=2**16)
     eta0: float = param(0.05, gt=0)
     gamma: float = param(2.0, gt=1)
     warmup_frac: float = param(0.1, ge=0, lt=1)
@@ -173,12 +196,12 @@ def run_large_batch(p: LargeBatchParams, ctx: cli.Context) -> dict:
             bar.update(1)
             n = int(math.ceil(p.total_samples / b0))
             lr_c = p.eta0 * cosine_lrs(n, p.warmup_frac, p.final_lr_frac)
-            out["cosine"][i, j] = th.expected_risk(eigs, 1.0, s2, lr_c, np.full(n, float(b0)),
+            out["cosine"][i, j] = expected_risk(eigs, 1.0, s2, lr_c, np.full(n, float(b0)),
                                                    normalized=True)[-1]
             for key, fixed in (("seesaw", False), ("fixed_lr", True)):
                 m, b = seesaw_schedule(p.total_samples, b0, p.gamma, p.warmup_frac, p.final_lr_frac,
                                        fixed_lr=fixed, integer=False)
-                out[key][i, j] = th.expected_risk(eigs, 1.0, s2, p.eta0 * m, b, normalized=True)[-1]
+                out[key][i, j] = expected_risk(eigs, 1.0, s2, p.eta0 * m, b, normalized=True)[-1]
                 out["seesaw_steps"][i, j] = b.size
             out["cosine_steps"][i, j] = n
     bar.close()

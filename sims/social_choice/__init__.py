@@ -59,6 +59,13 @@ EXPERIMENTS = {
     "ge_instance": cli.Experiment(GeParams, run_ge),
     "coverage": cli.Experiment(CoverageParams, run_coverage, seed_axes=_COVERAGE_SEEDS),
     "polynomial": cli.Experiment(PolynomialParams, run_polynomial, seed_axes=_POLY_SEEDS),
-    "lcpo": cli.Experiment(LCPOParams, run_lcpo, seed_axes=_LCPO_SEEDS),
+    # Host work (HiGHS LPs on every draw), planned at two small draw counts.
+    "lcpo": cli.Experiment(LCPOParams, run_lcpo, seed_axes=_LCPO_SEEDS, extrapolate=cli.Extrapolate(
+        "n_draws", small=(4, 16), law="power",
+        why="each draw solves its own LCPO and ablation LPs (5-8 candidates, whatever n_draws): linear")),
+    # Host work too (float64 refits with certificates), but planned as it runs (225 s of CPU at paper scale):
+    # a fresh draw pays one-off JAX compilation (its fits' shapes differ from draw to draw), a warm re-run of
+    # the same draws costs about a fifth, so no law fitted at two small draw counts holds (12 and 48 draws
+    # gave n^2.6, 8 and 32 n^3.1, for a cost that grows about linearly over 200 draws).
     "poly_degrees": cli.Experiment(PolyDegreesParams, run_poly_degrees, seed_axes=_DEGREE_SEEDS),
 }

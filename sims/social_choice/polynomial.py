@@ -18,7 +18,7 @@ from theory import social_choice as sc
 class PolynomialParams:
     """Random 2-D instances with one constructed Pareto pair, BTL rewards of each degree."""
 
-    n_instances: int = param(2000, ge=10)
+    n_instances: int = param(2000, ge=10, smoke=64)
     n_base: int = param(12, ge=2, doc="random candidates before the shifted copy (> 9 for degree 3)")
     box: float = param(2.0, gt=0)
     eps: float = param(0.05, gt=0, doc="length of the shift of the copy")
@@ -174,8 +174,8 @@ def certified_pareto(X, V, w, degree: int) -> dict:
 class PolyDegreesParams:
     """Theorem 4.1's layout per degree (theory ``theorem41_layout``), BTL rewards of that degree."""
 
-    degrees: tuple[int, ...] = param((1, 2, 3, 4), ge=1)
-    n_draws: int = param(24, ge=2, doc="draws per degree")
+    degrees: tuple[int, ...] = param((1, 2, 3, 4), ge=1, smoke=2)
+    n_draws: int = param(24, ge=2, doc="draws per degree", smoke=4)
     delta: float = param(0.02, gt=0, doc="|c1 - c0|")
     p_major: float = param(0.9, gt=0.5, lt=1, doc="weight of voter (1, 0); (0, 1) has the rest")
 

@@ -77,7 +77,8 @@ def single_neuron_flip_probability(n, theta, nu) -> float:
       The probability, a float.
     Raises:
       TypeError, ValueError: ``n`` not an integer >= 1, ``theta`` not finite, ``nu`` outside [0, 1].
-    Source: Araya et al., Theorem 1 (t = 1, static input); brief §3 and errata.
+    Source: Araya et al., Theorem 1 (t = 1, static input); the exact mixture is derived here
+    (correlation ``1 - 2 d / n`` at distance ``d``).
     """
     n = check_int(n, "n", ge=1)
     theta = check_real(theta, "theta")
@@ -89,7 +90,7 @@ def single_neuron_flip_probability(n, theta, nu) -> float:
 def plugin_flip_probability(theta, nu) -> float:
     """The large-n limit of :func:`single_neuron_flip_probability`: ``rho = 1 - 2 nu`` plugged into the
     t = 1 formula, ``4 T(theta, sqrt(nu / (1 - nu)))``; about ``(2/pi) exp(-theta^2/2) sqrt(nu)`` for
-    small ``nu``. Raises ValueError: ``nu`` outside [0, 1]. Source: brief §3 (Theorem 1, [derived])."""
+    small ``nu``. Raises ValueError: ``nu`` outside [0, 1]. Source: derived here (Theorem 1's t = 1 step)."""
     theta = check_real(theta, "theta")
     nu = check_real(nu, "nu", ge=0.0, le=1.0)
     a = math.inf if nu == 1.0 else math.sqrt(nu / (1.0 - nu))
@@ -133,7 +134,7 @@ def _owen_t_arb(h: float, num: int, den: int):
 def distance_kernel(n, theta, prec: int | None = None) -> list:
     """``G(d) = E_w[f(x) f(y)] = 1 - 8 T(theta, sqrt(d/(n - d)))`` for one random sLIF neuron at t = 1
     and inputs at Hamming distance ``d = 0..n``, as python-flint ``arb`` balls at ``prec`` bits
-    (default ``2n + 64``). Source: brief §4 (the Krawtchouk check), Owen (1956)."""
+    (default ``2n + 64``). Source: derived here, Owen's T function (Owen 1956)."""
     n = check_int(n, "n", ge=1)
     theta = check_real(theta, "theta")
     prec = 2 * n + 64 if prec is None else check_int(prec, "prec", ge=53)
@@ -159,8 +160,8 @@ def expected_level_weights(n, theta) -> np.ndarray:
     Raises:
       TypeError, ValueError: ``n`` not an integer in range, ``theta`` not finite.
       ArithmeticError: a ball wider than 1e-15 (cannot happen at the precision used; never silent).
-    Source: brief §4 "Expected level weights of one random sLIF neuron (t = 1)" (the paper's
-    spectral-simplicity setting, Corollary 1, for L = 1, T = 1).
+    Source: derived here by Krawtchouk inversion (the paper's spectral-simplicity setting,
+    Corollary 1, for L = 1, T = 1).
     """
     n = check_int(n, "n", ge=1, le=MAX_EXACT_N)
     theta = check_real(theta, "theta")
@@ -195,7 +196,7 @@ def spike_set(theta, t, kind: Kind = "slif") -> tuple[np.ndarray, np.ndarray]:
       ``(b [m], c [m])``: increasing breakpoints and jumps in {-1, +1}.
     Raises:
       TypeError, ValueError: ``theta <= 0``, ``t < 1`` or a bad kind.
-    Source: brief §1 ([derived] N_t = min(t, floor(t X / theta))) and errata (switch points).
+    Source: derived here (``N_t = min(t, floor(t X / theta))`` for ``X > 0``; switch points ``theta k / t``).
     """
     theta = check_real(theta, "theta", gt=0.0)
     t = check_int(t, "t", ge=1)
@@ -283,7 +284,7 @@ def static_plugin_flip_probabilities(theta, nu, T, kind: Kind = "slif") -> np.nd
       ``[T]`` float64: ``P[1_{A_t}(X) != 1_{A_t}(Y)]`` for standard normals with correlation ``1 - 2 nu``.
     Raises:
       TypeError, ValueError: an argument out of range.
-    Source: Araya et al., Theorem 1 (beta = 1, static input); brief §3 ([derived] rho = 1 - 2 nu).
+    Source: Araya et al., Theorem 1 (beta = 1, static input); ``rho = 1 - 2 nu`` derived here.
     """
     theta = check_real(theta, "theta", gt=0.0)
     nu = check_real(nu, "nu", ge=0.0, le=1.0)
@@ -296,7 +297,7 @@ def static_plugin_flip_probabilities(theta, nu, T, kind: Kind = "slif") -> np.nd
 def static_firing_rates(theta, T, kind: Kind = "slif") -> np.ndarray:
     """``P[neuron spikes at step t]``, ``t = 1..T``, for ``beta = 1``, static input, ``X ~ N(0, 1)``:
     ``sum_i c_i Q(b_i)`` (``Q(theta) = 0.309`` at ``t = 1``, ``theta = 0.5``). Returns ``[T]``.
-    Source: brief §1 ([derived] firing rates)."""
+    Source: derived here from :func:`spike_set`."""
     T = check_int(T, "T", ge=1)
     out = []
     for t in range(1, T + 1):
@@ -309,7 +310,7 @@ def small_noise_constants(theta, T, kind: Kind = "slif") -> np.ndarray:
     """``lim_{nu -> 0} P_t / sqrt(nu)`` for the plug-in (large-n) static ``beta = 1`` neuron, ``t = 1..T``:
     a flip needs a breakpoint between ``X`` and ``Y``, ``E|X - Y| = 2 sqrt(nu) sqrt(2/pi)``, so the limit is
     ``2 sqrt(2/pi) sum_i phi(b_i)`` over the breakpoints of :func:`spike_set` (0.562 at t = 1, theta = 0.5,
-    ``= (2/pi) exp(-theta^2/2)``). Returns ``[T]``. Source: brief errata (0.56, 0.62, 1.85, ..., 10.4)."""
+    ``= (2/pi) exp(-theta^2/2)``). Returns ``[T]``. Source: derived here (0.56, 0.62, 1.85, ..., 10.4)."""
     T = check_int(T, "T", ge=1)
     return np.asarray([2.0 * math.sqrt(2.0 / math.pi) * float(np.sum(stats.norm.pdf(spike_set(theta, t, kind)[0])))
                        for t in range(1, T + 1)])
@@ -318,7 +319,7 @@ def small_noise_constants(theta, T, kind: Kind = "slif") -> np.ndarray:
 def theorem2_width_exponent(L) -> float:
     """The exponent of ``n`` in Theorem 2's bound at ``nu = c / sqrt(n)``: the bound is
     ``~ nu^(1 / 2^(2L+1))`` up to polylog factors, i.e. ``n^(-1 / 2^(2L+2))`` (-1/16, -1/64, -1/256 for
-    L = 1, 2, 3). Raises ValueError: ``L < 1``. Source: Araya et al., Theorem 2; brief §3."""
+    L = 1, 2, 3). Raises ValueError: ``L < 1``. Source: Araya et al., Theorem 2."""
     L = check_int(L, "L", ge=1)
     return -1.0 / 2 ** (2 * L + 2)
 

@@ -47,7 +47,7 @@ def _check_model(theta, beta, T, kind):
 def heaviside(v: jax.Array) -> jax.Array:
     """``H(v) = 1[v > 0]`` (so ``H(0) = 0``) with the ATan surrogate gradient
     ``(alpha/2) / (1 + (pi alpha v / 2)^2)``, ``alpha = SURROGATE_ALPHA``. Shape and dtype of ``v``.
-    Source: snnTorch's ``surrogate.atan`` (the paper's surrogate is not stated; brief pitfall 8)."""
+    Source: snnTorch's ``surrogate.atan`` (the paper does not state its surrogate)."""
     v = jnp.asarray(v)
     return (v > 0).astype(v.dtype)
 
@@ -86,7 +86,7 @@ def static_neuron_spikes(drive: jax.Array, theta, beta, T, kind: Kind = "slif") 
       ``[T, ...]`` spikes (+-1 for sLIF, {0, 1} for LIF) in ``drive``'s dtype.
     Raises:
       TypeError, ValueError: a bad ``theta``, ``beta``, ``T`` or ``kind``.
-    Source: Araya et al. §2 (sLIF dynamics); brief §1.
+    Source: Araya et al. §2 (sLIF dynamics).
     """
     theta, beta, T, kind = _check_model(theta, beta, T, kind)
     drive = jnp.asarray(drive)
@@ -133,7 +133,7 @@ def layer_spikes(drive: jax.Array, theta, beta, kind: Kind = "slif") -> jax.Arra
       ``[T, ..., n]`` spikes (+-1 for sLIF, {0, 1} for LIF).
     Raises:
       TypeError, ValueError: a bad ``theta``, ``beta`` or ``kind``.
-    Source: Araya et al. §2 (the sLIF recursion); brief §1.
+    Source: Araya et al. §2 (the sLIF recursion).
     """
 
     def body(carry, d):
@@ -164,7 +164,7 @@ def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind
       arrays ``[T, ..., n_l]``.
     Raises:
       TypeError, ValueError: bad model parameters, or a dynamic input whose first axis is not ``T``.
-    Source: Araya et al. §2 (layer l reads layer l - 1's spikes at the same step); brief §1.
+    Source: Araya et al. §2 (layer l reads layer l - 1's spikes at the same step).
     """
     theta, beta, T, kind = _check_model(theta, beta, T, kind)
     x = jnp.asarray(x)
@@ -245,7 +245,8 @@ def spike_counts(spikes: jax.Array, kind: Kind = "slif") -> jax.Array:
 
 def classify(counts: jax.Array) -> jax.Array:
     """Argmax readout ``[..., n_L] -> [...]`` int; ties go to the lowest index (class 0).
-    Source: Araya et al. §2, f^{L,T}(x) = argmax_i sum_t s_{t,i}; the tie rule is ours (brief pitfall 4)."""
+    Source: Araya et al. §2, f^{L,T}(x) = argmax_i sum_t s_{t,i}; the tie rule is ours
+    (the paper does not state one)."""
     return jnp.argmax(counts, axis=-1)
 
 

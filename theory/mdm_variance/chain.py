@@ -13,8 +13,9 @@ from theory.numerics import check_int, check_real
 
 def random_chain(key, vocab: int, concentration: float = 0.3) -> tuple[jax.Array, jax.Array]:
     """A random Markov chain: transition rows ~ Dirichlet(concentration * 1), uniform initial law.
-    Returns ``(transition [V, V], initial [V])`` (float64 under x64). Brief section 6's proxy uses
-    V = 8, concentration 0.3. Raises ValueError for vocab < 2 or concentration <= 0."""
+    Returns ``(transition [V, V], initial [V])`` (float64 under x64). Our CPU-scale proxy of the
+    paper's experiments uses V = 8, concentration 0.3. Raises ValueError for vocab < 2 or
+    concentration <= 0."""
     vocab = check_int(vocab, "vocab", ge=2)
     concentration = check_real(concentration, "concentration", gt=0)
     trans = jax.random.dirichlet(key, jnp.full((vocab,), concentration), (vocab,))

@@ -42,7 +42,7 @@ def fit_probe(train_x, train_y, *, C: float = PROBE_C, standardize: bool = True,
     """A fresh linear probe on frozen features: scikit-learn's multinomial ``LogisticRegression(C,
     max_iter)`` (lbfgs) fitted on ``(train_x [n, d], train_y [n])``, returned as a :class:`LinearHead` in
     the original feature coordinates. The fixed protocol: the authors' C = 10 on standardised features (the
-    scaling is folded into the head); the authors fit raw features (brief errata: ``standardize=False``),
+    scaling is folded into the head); the authors' code fits raw features (``standardize=False``),
     which L-BFGS needs 3-15x more iterations for on collapsed features.
 
     Raises:

@@ -88,10 +88,11 @@ def linear_feature_gd(X, onehot, V, W, b, *, eta: float, lam: float, steps: int,
 
 def collapsed_linear_model(K: int, p: int, d: int, n_per_class: int, rng: np.random.Generator, *,
                            collapsed: bool = True, noise: float = 0.3) -> dict[str, np.ndarray]:
-    """The constructed instance in which T1 is exact (brief errata): ``K`` class prototypes in R^p summing
-    to 0 (so mu_G = 0 lies in S), ``n_per_class`` identical copies of each (training features exactly
-    collapsed at every step), ``V [d, p]`` random, ``W = 0`` and ``b = 0`` (row(W) stays in S). With
-    ``collapsed=False`` each copy gets Gaussian noise of std ``noise`` (generic data: a control).
+    """The constructed instance in which T1 (subspace stabilisation) is exact (our construction): ``K``
+    class prototypes in R^p summing to 0 (so mu_G = 0 lies in S), ``n_per_class`` identical copies of
+    each (training features exactly collapsed at every step), ``V [d, p]`` random, ``W = 0`` and ``b = 0``
+    (row(W) stays in S). With ``collapsed=False`` each copy gets Gaussian noise of std ``noise`` (generic
+    data: a control).
 
     Returns ``X [K n, p]``, ``onehot [K n, K]``, ``V [d, p]``, ``W [K, d]``, ``b [K]``.
     """

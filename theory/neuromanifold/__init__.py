@@ -1,9 +1,10 @@
 """Neuromanifolds of polynomial MLPs and CNNs: dimension, fibers, singularities, critical exposure.
 
 Paper: Shahverdi, Marchetti, Kohn, *Learning on a Razor's Edge: Identifiability and Singularity of
-Polynomial Neural Networks*, ICLR 2026 (arXiv 2505.11846). Brief: ``shared/papers/neuromanifold.md``.
+Polynomial Neural Networks*, ICLR 2026 (arXiv 2505.11846).
 
-Conventions (the brief's section 1):
+Conventions (the paper's setup; the CNN conventions follow the authors' monomial-CNN paper,
+arXiv 2410.00722):
 
 * **MLP** with widths ``(d_0, ..., d_L)``, no biases: ``f_W(x) = W_L s(W_{L-1} s(... s(W_1 x)))``, the
   activation ``s`` entrywise, none after the last layer. Parameters ``W_l`` of shape ``(d_l, d_{l-1})``,

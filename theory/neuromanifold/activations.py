@@ -1,5 +1,5 @@
 """Polynomial activations: exact coefficients (``Fraction``), their exponents, and float evaluation in JAX
-(brief section 1: ``s(t) = sum_i c_i t^i``, coefficients lowest degree first)."""
+(``s(t) = sum_i c_i t^i``, coefficients lowest degree first)."""
 
 from __future__ import annotations
 

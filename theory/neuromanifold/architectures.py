@@ -90,7 +90,7 @@ def check_cnn(filter_sizes: Sequence[int], strides: Sequence[int],
 
 
 def cnn_layer_sizes(filter_sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
-    """``(d_0, ..., d_L)`` with ``d_L = 1`` and ``d_{l-1} = s_l (d_l - 1) + k_l`` (brief section 1).
+    """``(d_0, ..., d_L)`` with ``d_L = 1`` and ``d_{l-1} = s_l (d_l - 1) + k_l`` (valid convolution).
 
     Raises: TypeError / ValueError: sizes or strides that are not integers >= 1 (see :func:`check_cnn`
     for the full validation)."""

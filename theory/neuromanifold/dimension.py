@@ -49,7 +49,7 @@ def mlp_degrees(widths: Sequence[int], activation_coeffs: Sequence[Any]) -> tupl
     Raises:
       TypeError / ValueError: invalid widths or activation, or an output degree ``r^(L-1)`` above
         ``MAX_DEGREE``.
-    Source: brief section 1 (the ambient space ``V`` of the neuromanifold).
+    Source: the paper's setup (the ambient space ``V`` of the neuromanifold).
     """
     w = check_widths(widths)
     ex = exponents(activation_coeffs)
@@ -75,7 +75,7 @@ def _degree_set(n_activations: int, ex: tuple[int, ...]) -> tuple[int, ...]:
 def mlp_ambient_dimension(widths: Sequence[int], activation_coeffs: Sequence[Any]) -> int:
     """``dim V = d_L * sum_{t in degrees} C(t + d_0 - 1, d_0 - 1)``: the monomials that occur, per output.
 
-    Raises: as :func:`mlp_degrees`. Source: brief section 1."""
+    Raises: as :func:`mlp_degrees`. Source: the paper's setup (the ambient space ``V``)."""
     w = check_widths(widths)
     d0 = w[0]
     return w[-1] * sum(math.comb(t + d0 - 1, d0 - 1) for t in mlp_degrees(w, activation_coeffs))
@@ -94,7 +94,7 @@ def cnn_support(filter_sizes: Sequence[int], strides: Sequence[int], activation_
     Raises:
       ValueError: no ``cap`` and an expansion larger than ``budget`` terms; an input size ``d_0`` above
         ``MAX_INPUT_SIZE``; invalid architecture or activation (TypeError for non-integers).
-    Source: brief section 1 (the ambient space of CNNs, where weight sharing cancels monomials).
+    Source: the paper's setup (the ambient space of CNNs, where weight sharing cancels monomials).
     """
     k, s = check_cnn(filter_sizes, strides)
     cs = activation(activation_coeffs)
@@ -196,7 +196,7 @@ def expected_dimension(kind: Literal["mlp", "cnn"], shape: Any, activation_coeff
     Raises:
       ValueError/TypeError: unknown kind or ``cuts``, invalid shape/activation; ValueError naming
         ``MAX_DEGREE`` (MLP output degree) or ``MAX_INPUT_SIZE`` (CNN input).
-    Source: Thm 4.1 and Thm 4.4; the factorization bound is derived here (brief, errata) and checked
+    Source: Thm 4.1 and Thm 4.4; the factorization bound is derived here and checked
     against exact ranks on the grid (tests, ``neuromanifold.mlp_dimension``).
     """
     cs = activation(activation_coeffs)

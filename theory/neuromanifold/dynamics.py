@@ -27,7 +27,8 @@ from theory.numerics import check_int, check_limit, check_real, spd_solve
 def coefficient_projector(kind: str, shape: Any, activation_coeffs, seed: int = 0):
     """``(X0, P)`` with ``coef(f) = P @ f(X0)`` exactly for every ``f`` in the span ``V`` of the monomials
     that occur: ``X0`` is ``(2 dim V + 8, d_0)`` fixed Gaussian points, ``P`` the pseudo-inverse of their
-    monomial evaluation matrix. Then ``||coef(f_W) - u||^2`` is the MSE loss with ``Q = I`` (brief s.1).
+    monomial evaluation matrix. Then ``||coef(f_W) - u||^2`` is the MSE loss with ``Q = I`` (the
+    paper's quadratic form ``Q``).
 
     Returns:
       ``X0 [2 dim V + 8, d_0]`` and ``P [dim V, 2 dim V + 8]`` (float64 numpy).

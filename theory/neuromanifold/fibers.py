@@ -82,7 +82,7 @@ def fiber(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs, w0: Sequen
     Raises:
       ValueError: more than ``MAX_FIBER_UNKNOWNS`` parameters (a Groebner basis has no useful time bound
         beyond that), or as :func:`theory.neuromanifold.coefficient_map`.
-    Source: Thm 4.1 (finite fibers) and the brief's (2,2,1) fiber (section 3).
+    Source: Thm 4.1 (finite fibers); the (2,2,1) fiber of the App. D example, computed here.
     """
     _, n, _ = _shape_info(kind, shape)
     check_limit(n, MAX_FIBER_UNKNOWNS, "MAX_FIBER_UNKNOWNS", f"the parameter count of {kind} {shape}")

@@ -74,7 +74,7 @@ def numeric_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs, n_p
       TypeError / ValueError: invalid architecture, activation, ``n_points`` (``1..MAX_POINTS``),
         ``n_eval`` or ``scale`` (finite, > 0); ValueError naming ``MAX_NUMERIC_PARAMS``,
         ``MAX_INPUT_SIZE``, ``MAX_EVAL_POINTS`` or ``MAX_JACOBIAN_ENTRIES`` for sizes too large.
-    Source: the numeric cross-check of the dimension (brief section 1).
+    Source: Thm 4.1 / Thm 4.4 (the dimension); a numeric cross-check of the exact rank.
     """
     n_points = _check_points(n_points)
     scale = check_real(scale, "scale", gt=0)

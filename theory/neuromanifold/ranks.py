@@ -162,7 +162,7 @@ def eval_jacobian(kind: str, shape: Any, activation_coeffs: Sequence[Any], theta
     Raises:
       ValueError / TypeError: an invalid architecture, activation, field or ``p``, shapes of ``theta`` or
         ``X`` that do not match, or a size above the limits of :func:`check_rank_size`.
-    Source: the parametrisation ``phi`` of the brief (section 1); its rank is the neuromanifold dimension.
+    Source: the paper's parametrisation ``phi``; its rank is the neuromanifold dimension (Thm 4.1, Thm 4.4).
     """
     cs = activation(activation_coeffs)
     ring = _Ring(_check_field_p(field, p))
@@ -243,7 +243,7 @@ def generic_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs: Seq
     Raises:
       TypeError / ValueError: invalid arguments; ValueError naming the limit for ``N > MAX_EXACT_PARAMS``,
         ``d_0 > MAX_INPUT_SIZE``, ``n_points > MAX_POINTS`` or (over Q) output degree ``> MAX_QQ_DEGREE``.
-    Source: the dimension of the neuromanifold as the generic Jacobian rank (brief section 1).
+    Source: the dimension of the neuromanifold as the generic Jacobian rank (Thm 4.1, Thm 4.4).
     """
     cs = activation(activation_coeffs)
     _check_field_p(field, p)

@@ -62,7 +62,7 @@ class StackCertificate:
 def dead_neuron_certificate(widths: Sequence[int], activation_coeffs, layer: int, neuron: int = 0,
                             n_samples: int | None = None, seed: int = 0, p: int = PRIME) -> StackCertificate:
     """Certificate that the function of a subnetwork (hidden neuron ``neuron`` of hidden layer ``layer``,
-    1-based, removed) is a singular point of the MLP neuromanifold (brief, Thm 4.2 mechanism).
+    1-based, removed) is a singular point of the MLP neuromanifold (Thm 4.2).
 
     The neuron's outgoing weights are 0, so its ``d_{layer-1}`` incoming weights are free along the
     fiber; ``n_samples`` (default free + 4) random values give Jacobians at points of one fiber. Their
@@ -111,8 +111,9 @@ def dead_neuron_certificate(widths: Sequence[int], activation_coeffs, layer: int
 
 def implicit_cubic_221():
     """The (2,2,1) MLP with ``s = x^3 + x^2``: its neuromanifold lies in ``{F = 0}`` with
-    ``F = 18 det [[m20, m11/2, m02], [m30, m21/3, m12/3], [m21/3, m12/3, m03]]`` (brief section 3:
-    ``Q`` lies in the catalecticant row space of the Waring decomposition ``C = l_1^3 + l_2^3``).
+    ``F = 18 det [[m20, m11/2, m02], [m30, m21/3, m12/3], [m21/3, m12/3, m03]]`` (App. D example;
+    derived here: ``Q`` lies in the catalecticant row space of the Waring decomposition
+    ``C = l_1^3 + l_2^3``).
 
     Returns ``(F, m)`` with ``m`` the symbols ``(m30, m21, m12, m03, m20, m11, m02)``.
     """
@@ -149,7 +150,7 @@ def cnn_node_pair(filter_sizes: Sequence[int], strides: Sequence[int], layer: in
       TypeError: ``layer`` or ``q`` not an integer.
       ValueError: the padding does not fit (``s_layer q >= k_layer`` or ``q >= k_{layer+1}``), or ``p``
         not a prime below 2^31.
-    Source: Thm 4.6 (CNN singularities are nodes); the brief's k = (3, 2), s = 2 example.
+    Source: Thm 4.6 (CNN singularities are nodes); the App. D CNN, k = (3, 2), s = 2.
     """
     k, s = check_cnn(filter_sizes, strides)
     layer, q = check_int(layer, "layer"), check_int(q, "q")
@@ -188,7 +189,7 @@ class NodeCertificate:
 
 def cnn_node_certificate(filter_sizes, strides, activation_coeffs, layer: int = 1, q: int = 1,
                          seed: int = 0, p: int = PRIME) -> NodeCertificate:
-    """:func:`cnn_node_pair` checked exactly over ``F_p`` (brief: CNN singularities are nodes, Thm 4.6).
+    """:func:`cnn_node_pair` checked exactly over ``F_p`` (CNN singularities are nodes, Thm 4.6).
 
     Returns a :class:`NodeCertificate`. Raises: as :func:`cnn_node_pair` and :func:`generic_rank`."""
     k, s = check_cnn(filter_sizes, strides)
@@ -254,7 +255,7 @@ def implicit_cubic_normal(w0: Sequence[Any]) -> CubicNormal:
       point of the hypersurface, with normal ``grad F``.
     Raises:
       ValueError: ``w0`` not of length 6; TypeError: non-rational entries.
-    Source: App. D example (brief section 3; its quoted gradient is wrong, see the errata).
+    Source: App. D example (the polynomial ``F`` and its gradient derived here).
     """
     if len(w0) != 6:
         raise ValueError(f"w0 must have 6 entries (l1, l2, a), got {len(w0)}")
@@ -328,7 +329,7 @@ def fiber_stack(kind: str, shape: Any, activation_coeffs, thetas: Sequence[Seque
       ValueError: no points, a point of the wrong length, more than ``MAX_STACKED_COLUMNS`` stacked
         columns, more than ``MAX_POINTS`` points, or the limits of :func:`generic_rank`; TypeError:
         non-integer parameters.
-    Source: the stacked-Jacobian test of singularity (Thm 4.2, Thm 4.6; brief section 3).
+    Source: the stacked-Jacobian test of singularity (Thm 4.2, Thm 4.6; the stacked test is ours).
     """
     p = check_prime(p, below=P_BOUND)
     cs = activation(activation_coeffs)

@@ -110,7 +110,7 @@ def coefficient_map(kind: str, shape: Any, activation_coeffs, params=None):
     Returns:
       ``(monomials, coeffs, params)``: the list of ``(output, exponent tuple)`` keys (sorted) and the
       matching coefficient expressions in ``params`` (symbols by default).
-    Raises: as :func:`mlp_sympy`. Source: the map ``phi`` of the brief (section 1).
+    Raises: as :func:`mlp_sympy`. Source: the paper's parametrisation ``phi``.
     """
     outs, xs, ps = network_sympy(kind, shape, activation_coeffs, params)
     keys, vals = [], []

@@ -1,7 +1,7 @@
 """ReLU networks on DAGs: balance invariants, connected components and singularities of the learning space.
 
 Paper: Nurisso, Leroy, Petri, Vaccarino, "Topology and Geometry of the Learning Space of ReLU Networks:
-Connectivity and Singularities", ICLR 2026, arXiv 2602.00693. Brief: ``shared/papers/relu_dag.md``.
+Connectivity and Singularities", ICLR 2026, arXiv 2602.00693.
 
 Setting. A network is a ``networkx.DiGraph`` without cycles; inputs are the nodes of in-degree 0, outputs
 the nodes of out-degree 0, the rest hidden. There is one weight ``theta_e`` per edge (a bias is an edge
@@ -13,12 +13,12 @@ leaves), so the balance vector is ``c = B~ theta^2`` (in-weights squared minus o
   gradient flow keeps ``theta`` in ``H_G(c) = {theta : B~ theta^2 = c}`` (Definition 1).
 * ``H_G(c)`` is the preimage under the elementwise square of the polyhedron
   ``P(c) = {s >= 0 : B~ s = c}``; an edge is *forced* when ``min_{P(c)} s_e > 0`` and the number of
-  connected components is ``2^(#forced)`` (Theorem 1 made exact; brief section 2.3). Only edges into an
-  in-degree-1 hidden node or out of an out-degree-1 hidden node (bottlenecks) can be forced, and the
+  connected components is ``2^(#forced)`` (Theorem 1 made exact; the count is derived here). Only edges
+  into an in-degree-1 hidden node or out of an out-degree-1 hidden node (bottlenecks) can be forced, and the
   closure criterion (Gale/Hoffman flow feasibility) decides it exactly by one max-weight closure per edge.
 * The Jacobian of ``theta -> B~ theta^2`` is ``2 B~ diag(theta)``; its rank is ``|V_hid| - kappa(theta)``
   with ``kappa`` the number of components of the support graph that touch no input or output
-  (the theorem on singular points; brief section 2.4).
+  (the paper's theorem on singular points; the rank formula is derived here).
 
 Every public function validates its graph (:func:`structure`): a cycle, an isolated node, a hidden node on
 no input-to-output path, a ``theta`` whose keys are not the edges or a ``c`` whose keys are not the hidden

@@ -20,7 +20,7 @@ MAX_PATHS = 256  # input-to-output paths of a symbolic conservation check (L has
 
 def balance(G, theta) -> dict:
     """The balance vector ``c = B~ theta^2``: hidden node -> (sum of squared in-weights) - (sum of squared
-    out-weights). Paper Definition 1 / brief section 1.
+    out-weights). Paper Definition 1.
 
     Args:
       G: the network DAG.
@@ -48,8 +48,9 @@ def balance_array(B: np.ndarray, theta) -> jax.Array:
 def feasible_point(G, c) -> dict:
     """An exact point ``s`` of ``P(c) = {s >= 0 : B~ s = c}`` (hence ``theta = sqrt(s)`` in ``H_G(c)``).
 
-    Constructive proof of Proposition 3 (brief 2.1): ``c_v > 0`` is routed along an input -> v path,
-    ``c_v < 0`` along a v -> output path; intermediate hidden nodes see equal in- and outflow.
+    Constructive proof of Proposition 3 (proved by network flows in App. A.3): ``c_v > 0`` is routed
+    along an input -> v path, ``c_v < 0`` along a v -> output path; intermediate hidden nodes see equal
+    in- and outflow.
 
     Returns:
       dict edge -> ``Fraction`` (exact), with ``B~ s = c`` exactly.
@@ -111,8 +112,9 @@ def symbolic_conservation(G, active) -> list:
 
 
 def chain_law_G(u):
-    """``G(u) = 1/u - ln(1 + 1/u)``: along gradient flow on the chain example (brief section 3, exact
-    test), ``G(u(t)) = G(u0) + 2t`` with ``u = theta_1^2``. ``u > 0`` (array or scalar, numpy)."""
+    """``G(u) = 1/u - ln(1 + 1/u)``: along gradient flow on the chain example (derived
+    here; an exact test), ``G(u(t)) = G(u0) + 2t`` with ``u = theta_1^2``. ``u > 0`` (array or scalar,
+    numpy)."""
     return 1.0 / u - np.log1p(1.0 / u)
 
 
@@ -121,11 +123,14 @@ def chain_law_u(t, u0: float) -> np.ndarray:
 
     Args: t: times (scalar or array, finite); u0 > 0 finite. Returns ``[len(t)]`` float64.
     Raises: ValueError / TypeError: a non-finite ``t``, or ``u0`` not a finite real > 0.
-    Source: the chain example of the brief (section 3), a closed form of gradient flow on ``H_G(c)``.
+    Source: the paper's chain example (Section 3), a closed form of gradient flow on ``H_G(c)``. The root is
+    found to relative precision (``rtol`` 4 eps, no absolute floor): u falls like 1/t, so an absolute
+    tolerance would leave nothing of u at long times.
     """
     u0 = check_real(u0, "u0", gt=0)
     if not np.all(np.isfinite(np.asarray(t, np.float64))):
         raise ValueError("t must be finite")
     target = chain_law_G(u0) + 2.0 * np.asarray(t, np.float64)
-    return np.array([brentq(lambda u, g=g: chain_law_G(u) - g, 1e-300 if g > 1e3 else 1e-12, u0 * (1 + 1e-12))
+    return np.array([brentq(lambda u, g=g: chain_law_G(u) - g, 1e-300 if g > 1e3 else 1e-12, u0 * (1 + 1e-12),
+                            xtol=1e-300, rtol=4 * np.finfo(float).eps)
                      if g > chain_law_G(u0) else u0 for g in np.atleast_1d(target)])

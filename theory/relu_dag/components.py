@@ -68,7 +68,7 @@ def _max_closure(G, w: dict, root, side: str) -> tuple[int, frozenset]:
 
 
 def forced_edge_certificates(G, c) -> dict:
-    """The forced edges of ``H_G(c)`` with exact certificates, by the closure criterion (brief 2.3).
+    """The forced edges of ``H_G(c)`` with exact certificates, by the closure criterion (derived here).
 
     Edge ``e = (a, b)`` is forced iff (in) ``b`` is hidden with in-degree 1 and some ``S`` containing
     ``b``, whose other members have all their predecessors in ``S``, has ``c(S) > 0``; or (out) ``a`` is
@@ -104,7 +104,7 @@ def forced_edge_certificates(G, c) -> dict:
 
 def forced_edges(G, c) -> set:
     """The forced edges of ``H_G(c)``: edges ``e`` with ``min_{s in P(c)} s_e > 0``, whose sign is the same
-    on a whole connected component (brief 2.3, Theorem 1 made exact).
+    on a whole connected component (Theorem 1 made exact; derived here).
 
     Decided exactly (rational arithmetic, integer min-cut) by the closure criterion; :func:`edge_lp_minima`
     is the LP route (one HiGHS LP per edge, every verdict certified), and the ledger checks they agree.
@@ -293,7 +293,7 @@ def sample_point(G, c, signs=None, rng=None, n_vertices: int = 3) -> np.ndarray:
 
 
 def connect(G, c, theta0, theta1, forced=None, zero_points=None, n_per_leg: int = 16):
-    """The explicit path of the structure lemma between two points of ``H_G(c)`` (brief section 5).
+    """The explicit path of the structure lemma (derived here) between two points of ``H_G(c)``.
 
     Interpolates linearly in ``s = theta^2`` (inside the convex ``P(c)``) to a point of ``P(c)`` with
     ``s_e = 0`` for one edge ``e`` whose sign differs, flips that sign there, repeats, and ends at

@@ -1,5 +1,5 @@
 """Network graphs: validation (:func:`structure`), parameter vectors, and the graph families and worked
-examples of the brief."""
+examples (exact values derived here and LP-verified, tests/test_relu_dag.py)."""
 
 from __future__ import annotations
 
@@ -246,7 +246,8 @@ def _g(edges):
 
 
 def worked_examples() -> list[tuple[str, nx.DiGraph, dict, set]]:
-    """The brief's table of forced edges: ``(name, G, c, forced edges)``."""
+    """Our table of worked examples of forced edges (derived here, LP-checked in tests/test_relu_dag.py):
+    ``(name, G, c, forced edges)``."""
     one = _g([("x", "h"), ("h", "y")])
     one_skip = _g([("x", "h"), ("h", "y"), ("x", "y")])
     two_one = _g([("x1", "h"), ("x2", "h"), ("h", "y")])

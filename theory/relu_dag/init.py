@@ -32,7 +32,7 @@ def init_stds(d: int, l: int, init: str) -> tuple[float, float]:
 
 def disconnection_probability(d: int, l: int, init: str) -> float:
     """Probability that a Gaussian-initialised d-l-1 network (d >= 2) has a disconnected ``H``, i.e. some
-    ``c_k = |w_k|^2 - a_k^2 < 0`` (NeurIPS 2024 theorem, brief 2.3). With ``|w_k|^2 = s_in^2 chi2_d`` and
+    ``c_k = |w_k|^2 - a_k^2 < 0`` (Nurisso et al., NeurIPS 2024). With ``|w_k|^2 = s_in^2 chi2_d`` and
     ``a_k^2 = s_out^2 chi2_1``, ``P(c_k >= 0) = P(F_{d,1} >= s_out^2 / (d s_in^2))`` and the answer is
     ``1 - P(c_k >= 0)^l``.
 
@@ -65,7 +65,7 @@ def disconnection_monte_carlo(key, ds, ls) -> jax.Array:
 
     Args: key: a JAX key (may be traced); ds, ls: non-empty sequences of integers >= 1 (static).
     Raises: TypeError / ValueError for ``ds`` or ``ls``.
-    Source: the initialisation obstruction of d-l-1 networks (brief 2.3).
+    Source: the initialisation obstruction of d-l-1 networks (Nurisso et al., NeurIPS 2024).
     """
     ds = [check_int(d, "ds[]", ge=1) for d in ds]
     ls = [check_int(l, "ls[]", ge=1) for l in ls]

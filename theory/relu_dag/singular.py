@@ -42,8 +42,8 @@ def jacobian(G, theta) -> np.ndarray:
 def jacobian_rank(G, theta) -> int:
     """Rank of the Jacobian ``2 B~ diag(theta)`` of ``theta -> B~ theta^2``: ``|V_hid| - kappa(theta)``,
     ``kappa`` = number of support components touching no input or output (theorem on singular points;
-    brief 2.4). Exact: combinatorial, any non-zero weight counts as non-zero (tests confirm it against
-    an exact integer rank and a singular-value gap).
+    formula derived here). Exact: combinatorial, any non-zero weight counts as non-zero (tests confirm it
+    against an exact integer rank and a singular-value gap).
 
     Args:
       G: the network DAG; theta: dict edge -> real weight.
@@ -101,7 +101,7 @@ def singular_value_ratio(B, theta) -> np.ndarray:
     ``H_G(c)`` on the scale of the weights (0 exactly at a singular point, where the rank drops to
     ``|V_hid| - kappa``; Eckart-Young: ``s_min`` is the distance from the Jacobian to the rank-deficient
     matrices). Used to compare regularisers that drive training towards cut-off sub-networks (the
-    self-pruning section; brief 2.6).
+    paper's self-pruning section).
 
     Args:
       B: ``[|V_hid|, |E|]`` incidence matrix on hidden rows (``structure(G).B``), ``|V_hid| >= 1``.
@@ -130,7 +130,7 @@ def singular_value_ratio(B, theta) -> np.ndarray:
 def singular_subnetworks(G, c, max_hidden: int = 20) -> list[frozenset]:
     """Hidden sets ``C`` that can be cut off inside ``H_G(c)``: ``c(C) = 0`` exactly and the LP
     ``{B~ s = c, s >= 0, s_e = 0 on every edge between C and the rest}`` is feasible (certified point).
-    ``Sing(H_G(c))`` is non-empty iff this list is (brief 2.4, Existence). Only subsets with an exact zero
+    ``Sing(H_G(c))`` is non-empty iff this list is (derived here). Only subsets with an exact zero
     sum are tested by LP.
 
     Returns:

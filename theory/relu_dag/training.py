@@ -142,7 +142,8 @@ def regulariser_step(name: str, B: np.ndarray, lr: float, lam: float) -> Callabl
 
     ``none``: plain GD; ``l2``: weight decay ``R = |theta|^2 / 2``; ``l1``: subgradient of ``|theta|_1``;
     ``prox_l1``: GD then soft-thresholding by ``lr * lam`` (reaches exact zeros); ``nuclear``: subgradient
-    of ``|B~ diag(theta)|_*``, the nuclear-norm surrogate of the rank drop ``kappa`` (brief 2.6).
+    of ``|B~ diag(theta)|_*``, the nuclear-norm surrogate of the rank drop ``kappa`` (our reading of the
+    paper's nuclear-norm-based regulariser, self-pruning section).
 
     Raises: ValueError for an unknown name, or ``lr`` / ``lam`` not finite reals >= 0 (JAX scalars are
     left unchecked).

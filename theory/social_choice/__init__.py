@@ -2,8 +2,7 @@
 
 Papers: Hollender & Kraiczy, "Enforcing Axioms for AI Alignment under Loss-Based Rules", ICLR 2026
 (OpenReview MpYSoTK65s), and Ge, Halpern, Micha, Procaccia, Shapira, Vorobeychik & Wu, "Axioms for AI
-Alignment from Human Feedback", NeurIPS 2024 (arXiv 2405.14758). Brief: ``shared/papers/social_choice.md``
-(its Errata section overrides its body).
+Alignment from Human Feedback", NeurIPS 2024 (arXiv 2405.14758).
 
 Modules:
 

@@ -2,7 +2,7 @@
 
 * Pareto optimality (PO; Ge et al. 2024 Section 2): if every voter prefers a to b, the output ranks a
   strictly above b. :func:`pareto_pairs`, :func:`pareto_violations`.
-* Whole-space PO (Hollender & Kraiczy, ICLR 2026, §5; brief §2): for every direction x with
+* Whole-space PO (Hollender & Kraiczy, ICLR 2026, §5): for every direction x with
   ``<v_i, x> > 0`` for all i, ``<theta, x> > 0``. With a nonempty comparison set this holds exactly when
   theta lies in the cone of the voters minus {0}; tested by non-negative least squares
   (:func:`cone_coordinates`, :func:`in_cone`).
@@ -13,7 +13,7 @@
   takes, among the candidates whose placement there keeps "the prefix above everything else, every
   Pareto pair respected" feasible for a linear reward (an LP ``<theta, x_a - x_b> >= 1`` per constraint),
   one with the highest Copeland score (ties to the lower index). O(|C|^2) LPs. Defined on finite
-  candidate sets with strict rankings only (brief, Errata): a voter tie is refused.
+  candidate sets with strict rankings only (Ge et al., Theorem 4.3): a voter tie is refused.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def pareto_violations(candidates, voters, theta, *, degree: int = 1) -> list[tup
 
 @dataclass(frozen=True)
 class ConeTest:
-    """Whether theta lies in cone(v_1..v_k) (whole-space PO, brief §2).
+    """Whether theta lies in cone(v_1..v_k) (whole-space PO, H&K §5; the cone form is derived here).
 
     Attributes:
       coords: ``[k]`` non-negative coefficients lambda of the NNLS fit ``theta ~ sum lambda_i v_hat_i``.
@@ -104,7 +104,7 @@ class ConeTest:
 
 
 def cone_coordinates(theta, voters, tol: float = 1e-9) -> ConeTest:
-    """NNLS test of ``theta`` in the cone of the unit voters (whole-space PO; H&K §5, brief §2).
+    """NNLS test of ``theta`` in the cone of the unit voters (whole-space PO; H&K §5).
 
     Args: theta ``[d]`` nonzero; voters ``[k, d]``.
     Raises: ValueError: zero theta, mismatched dimension.
@@ -138,7 +138,7 @@ def in_cone(theta, voters, tol: float = 1e-9) -> bool:
 def majority_disagreement(theta, voters, weights, n_angles: int = 20000) -> float:
     """For d = 2: the share of comparison directions x on the circle where ``sign <theta, x>`` differs
     from the weighted majority ``sign sum_i w_i sign <v_i, x>`` (0 iff PMC holds on the whole space;
-    brief §2, whole-space PMC). Midpoint rule in the angle."""
+    whole-space PMC, H&K Theorem 5.2). Midpoint rule in the angle."""
     th = np.asarray(theta, np.float64)
     V = as_points(voters, "voters")
     if V.shape[1] != 2 or th.shape[0] != 2:

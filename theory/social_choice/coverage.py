@@ -1,4 +1,4 @@
-"""Uniform coverage (Hollender & Kraiczy, ICLR 2026, §5, Theorems 5.1-5.2; brief §1 "pair-data limit").
+"""Uniform coverage (Hollender & Kraiczy, ICLR 2026, §5, Theorems 5.1-5.2, the pair-data limit).
 
 The loss under uniform coverage is ``L(theta) = sum_i w_i E_x[l(<theta, x> sign<v_i, x>)]`` with x uniform
 on the unit sphere S^{d-1} (a comparison's difference vector, labelled by every voter). Since
@@ -17,7 +17,7 @@ The hinge fit on such rows is an LP whose vertex sits on the node grid (error of
 and hinge optima in d >= 4 need the sphere too, so :func:`uniform_loss` also reduces the loss exactly to a
 one-dimensional integral (any d, any loss): the default for hinge and for d >= 4.
 
-For BTL the optimum is explicit (brief §3, "[derived] Closed form for BTL under uniform coverage"): with
+For BTL the optimum is explicit (a closed form derived here, not in the paper): with
 ``l = l_even + odd part -m/2``, ``L = W E[l_even(|theta| x_1)] - (kappa_d / 2) <theta, u>``, ``u = sum_i w_i
 v_i/|v_i|``, ``W = sum w_i``, ``kappa_d = E|x_1|``; so theta* points along u and its length rho* solves
 ``W E[(sigma(rho x_1) - 1/2) x_1] = (kappa_d / 2) |u|`` (:func:`btl_uniform_closed_form`); a finite optimum
@@ -176,9 +176,9 @@ def sampled_rows_jax(x, V, w, n_used=None):
 
 
 def mixed_rows(pairs: Rows, uniform: Rows, alpha: float, n_pairs: int) -> Rows:
-    """The dose-response data (brief, Errata §4.3): weight ``1 - alpha`` spread equally over ``n_pairs``
-    labelled pairs (``pairs``: rows of :func:`model.pair_rows`, each pair carrying the total voter
-    weight) and ``alpha`` on uniform coverage (``uniform``: :func:`coverage_rows`)."""
+    """The dose-response data (our experiment, beyond the paper): weight ``1 - alpha`` spread equally
+    over ``n_pairs`` labelled pairs (``pairs``: rows of :func:`model.pair_rows`, each pair carrying the
+    total voter weight) and ``alpha`` on uniform coverage (``uniform``: :func:`coverage_rows`)."""
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
     Z = np.concatenate([np.asarray(pairs.Z, np.float64), uniform.Z])
@@ -375,7 +375,7 @@ def uniform_coverage_fit(voters, weights=None, *, loss: str = "btl", method: str
 
 def uniform_coverage_direction(voters, weights=None, *, loss: str = "btl") -> np.ndarray:
     """The direction (unit vector ``[d]``) of the minimiser of ``sum_i w_i E_x[l(<theta, x> sign<v_i, x>)]``
-    over difference vectors x uniform on the unit sphere: the brief's pair-data limit (H&K §5).
+    over difference vectors x uniform on the unit sphere: the pair-data limit (H&K §5).
 
     Args:
       voters: ``[k, d]`` with at least two distinct directions among positive weights; weights: ``[k]``
@@ -419,7 +419,7 @@ def rho_equation(rho: float, W: float, u_norm: float, d: int) -> float:
 
 def btl_uniform_closed_form(voters, weights=None) -> tuple[np.ndarray, float]:
     """``(direction [d], rho*)`` of the BTL uniform-coverage optimum: direction ``u/|u|`` with
-    ``u = sum_i w_i v_i/|v_i|`` and rho* the root of :func:`rho_equation` (brief §3, derived).
+    ``u = sum_i w_i v_i/|v_i|`` and rho* the root of :func:`rho_equation` (derived here).
 
     Raises: ValueError: ``|u| >= W`` (all voters one direction: no finite optimum).
     """
@@ -495,7 +495,7 @@ def voters_from_angles(angles_deg) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Coverage dose-response (brief, Errata §4.3)
+# Coverage dose-response (our experiment, beyond the paper)
 # ---------------------------------------------------------------------------------------------------
 
 

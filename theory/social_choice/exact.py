@@ -1,6 +1,6 @@
 """Exact optimality certificates for the hinge-loss fit with rational data.
 
-The hinge fit (brief §1, §4.2; Ge et al. 2024 Section 2) with integer multiplicities ``n_j`` is the LP
+The hinge fit (Ge et al. 2024 Section 2) with integer multiplicities ``n_j`` is the LP
 
     (P)  min  sum_j n_j xi_j   s.t.  xi_j + <theta, z_j> >= 1,  xi >= 0,  <theta, c_l> >= 0 (optional),
 
@@ -16,7 +16,7 @@ degenerate basis the float solution did not pin down) we try the reduced dual LP
 fails too, :class:`CertificateError` is raised: an unverified Fraction is never returned.
 
 A positive gap ``inf{L : r(a) >= r(b)} - inf L`` proves that *every* optimal theta ranks b strictly
-above a (brief §1, "How to certify a violation").
+above a (Ge et al.'s rule takes infima over closed cones).
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ def _check_counts(counts, k: int) -> list[Fraction]:
 
 
 def hinge_certificate(candidates, voters, counts, pair) -> tuple[Fraction, Fraction]:
-    """Exact hinge infima on a candidate instance (brief §4.2; Ge et al. Theorem 3.1 for hinge).
+    """Exact hinge infima on a candidate instance (Ge et al. Theorem 3.1 for hinge; values derived here).
 
     Args:
       candidates: ``[n, d]`` rational feature vectors (ints, ``Fraction``, sympy Rationals; floats are

@@ -1,12 +1,12 @@
 """The BTL core identity of Ge's construction, exactly (sympy) and to high precision.
 
-Core instance (Ge et al. 2024, Lemmas 3.2-3.3; brief §3): a = (2, 1), b = (1, 1), c = (0, 0); a share p
+Core instance (Ge et al. 2024, Lemmas 3.2-3.3): a = (2, 1), b = (1, 1), c = (0, 0); a share p
 ranks a > b > c (voter (1, 1)), the rest c > b > a (voter (-1, 0)). With ``u = r_b = theta_1 + theta_2``
 and ``w = r_a - r_b = theta_1`` the loss is ``g(w) + g(u) + g(u + w)``, ``g(x) = p l(x) + (1 - p) l(-x)``
 in our margin convention. It is symmetric under ``u <-> w``; a strictly convex loss has a unique,
-hence symmetric, optimum ``u = w``, i.e. ``theta_2 = 0`` (brief, Errata §3: any strictly convex loss).
+hence symmetric, optimum ``u = w``, i.e. ``theta_2 = 0`` (derived here, for any strictly convex loss).
 For BTL the remaining stationarity condition ``sigma(theta_1) + sigma(2 theta_1) = 2p`` is
-``tanh(theta_1/2) + tanh(theta_1) = 2(2p - 1)`` (brief §3, "[derived] BTL core optimum").
+``tanh(theta_1/2) + tanh(theta_1) = 2(2p - 1)`` (derived here).
 """
 
 from __future__ import annotations

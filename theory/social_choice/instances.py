@@ -1,10 +1,10 @@
-"""The concrete instances of the brief (``shared/papers/social_choice.md`` §3-§4), exact where they are
+"""Concrete instances (Ge et al.'s construction and our own examples), exact where they are
 rational, and the random-instance generator of the polynomial sweep.
 
 Ge's construction (Ge et al. 2024, proof of Theorem 3.1) with its sign slip fixed: the paper takes
 delta in (0, 1) with voter (1, 1), but then ``<(1,1), c' - c> = (delta - 1) eps < 0`` and c' is not
-unanimously preferred (brief §3, "Erratum in Ge"). We use delta > 1 with voter (1, 1) (valid for BTL,
-whose core optimum has theta_2 = 0), or voter (1, t) with t > 1/delta.
+unanimously preferred (the paper's footnote 7 has the sign wrong). We use delta > 1 with voter (1, 1)
+(valid for BTL, whose core optimum has theta_2 = 0), or voter (1, t) with t > 1/delta.
 """
 
 from __future__ import annotations
@@ -85,15 +85,16 @@ EX7 = np.array([[-1.0, 0.5], [2.0, -1.5], [-1.5, 1.5], [0.5, 1.0], [-1.0, 2.0], 
 
 
 def ex7() -> Instance:
-    """The brief's §4.4 instance ex7: voters (1, 0) with weight 0.9 and (0, 1) with 0.1; c = (.5, .5),
-    c' = (.54, .52) is the Pareto pair. Three voter ties cast no vote (brief, Errata §4.4)."""
+    """Our polynomial-reward instance ex7 (not in the paper): voters (1, 0) with weight 0.9 and (0, 1)
+    with 0.1; c = (.5, .5), c' = (.54, .52) is the Pareto pair. Three voter ties cast no vote (our tie
+    rule)."""
     return Instance(EX7.copy(), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0.9, 0.1]),
                     tuple(f"x{i}" for i in range(5)) + ("c", "c'"), (6, 5))
 
 
 def pair_counterexample(p=0.9, s=0.01, *, exact: bool = False):
-    """The brief's §4.3 minimal pair-data instance: voters (1, 0) (weight ``p``) and (0, 1) (``1 - p``)
-    label the differences x1 = (2, -1), x2 = (1, -3) (contested) and x3 = s (1, 3) (unanimous).
+    """Our minimal pair-data counterexample (not in the paper): voters (1, 0) (weight ``p``) and (0, 1)
+    (``1 - p``) label the differences x1 = (2, -1), x2 = (1, -3) (contested) and x3 = s (1, 3) (unanimous).
 
     Returns: ``(diffs [3, 2], voters [2, 2], weights [2], unanimous index 2)``.
     """
@@ -113,7 +114,7 @@ D3_WEIGHTS = np.array([0.6, 0.3, 0.1])
 def random_po_instance(key, n_base: int, box: float, eps: float):
     """One random instance of the polynomial sweep (JAX, vmap-able): ``n_base`` candidates uniform in
     ``[-box, box]^2`` and a copy of candidate ``j`` shifted by ``eps u`` with ``u`` a uniform unit vector
-    of the positive quadrant, so voters (1, 0) and (0, 1) both prefer the copy (brief §4.4's search).
+    of the positive quadrant, so voters (1, 0) and (0, 1) both prefer the copy (our random search).
 
     Returns: ``(X [n_base + 1, 2], j)``; the Pareto pair is ``(n_base, j)``.
     """

@@ -1,11 +1,11 @@
 """Loss-based reward models of linear social choice: data, votes, features, losses, fits, certificates.
 
-Setting (Ge et al., NeurIPS 2024, arXiv 2405.14758, Section 2; brief ``shared/papers/social_choice.md`` §1):
+Setting (Ge et al., NeurIPS 2024, arXiv 2405.14758, Section 2):
 candidates are feature vectors ``x_c`` in R^d, voters are direction vectors ``v_i`` with weights ``w_i``,
 and voter ``i`` prefers ``a`` to ``b`` when ``<v_i, x_a - x_b> > 0``; a voter who scores ``a`` and ``b``
-equally casts no vote on that pair (brief, Errata §4.4). The reward of candidate ``c`` is
-``r(c) = <theta, phi(x_c)>`` with ``phi`` the identity (``degree=1``) or the monomials of degree 1..D
-(:func:`monomial_exponents`; the constant drops out of every difference).
+equally casts no vote on that pair (our tie rule; the papers assume strict rankings). The reward of
+candidate ``c`` is ``r(c) = <theta, phi(x_c)>`` with ``phi`` the identity (``degree=1``) or the monomials
+of degree 1..D (:func:`monomial_exponents`; the constant drops out of every difference).
 
 A comparison won by margin ``m = r(preferred) - r(other)`` costs ``l(m)``: BTL ``log(1 + e^-m)``, hinge
 ``max(0, 1 - m)``, exponential ``e^-m``. The fit minimises ``sum_j w_j l(<theta, z_j>)`` over comparison
@@ -17,7 +17,7 @@ pair data (:func:`pair_rows`) and uniform coverage (``coverage.py``) all do. The
 by a damped Newton method in JAX (:func:`newton_fit`, jit-able and vmap-able, used by the simulations
 too) and certified by :func:`fit_certificate`: ``|theta_hat - theta*| <= |grad| / mu`` with ``mu`` a
 lower bound on the Hessian's smallest eigenvalue over the whole ball that must contain ``theta*``
-(brief, Errata §4.1), the gradient norm inflated by a bound on its float64 rounding error. The hinge fit
+(derived here), the gradient norm inflated by a bound on its float64 rounding error. The hinge fit
 is a linear program (HiGHS); its exact rational certificate lives in ``exact.py``.
 
 This module holds the fits (existence of a finite optimum, the hinge LP, :func:`fit_rows`,
@@ -138,7 +138,7 @@ def separating_direction(Z: np.ndarray, contested: np.ndarray | None = None) -> 
 
 def check_finite_optimum(rows: Rows, loss: str) -> None:
     """Raise ValueError when a smooth loss (BTL, exponential) has no finite optimum on ``rows`` (the
-    comparisons are separable: brief §6, BTL MLE existence). Hinge always attains its minimum."""
+    comparisons are separable: the BTL MLE does not exist). Hinge always attains its minimum."""
     if loss in SMOOTH_LOSSES:
         sep = separating_direction(np.asarray(rows.Z, np.float64), rows.contested)
         if sep is not None:
@@ -249,7 +249,7 @@ def fit_reward_certified(candidates, voters, weights=None, *, loss: str = "btl",
 
 
 def fit_reward(candidates, voters, weights=None, *, loss: str = "btl", degree: int = 1) -> np.ndarray:
-    """The loss-based rule of Ge et al. (Section 2; brief §1): the reward parameters minimising
+    """The loss-based rule of Ge et al. (Section 2): the reward parameters minimising
     ``sum over voters i and pairs {a, b} of w_i l(r(preferred) - r(other))``, unregularised.
 
     Args:

@@ -111,7 +111,7 @@ def fit_certificate(Z, w, theta, loss: str = "btl", free=None):
     ``mu(r)`` a lower bound on the Hessian's smallest eigenvalue over the ball ``B(theta, r)`` (each row's
     ``l''`` minimised over the margins the ball allows; the eigenvalue bound by :func:`eigmin_lower`,
     within a factor 2), ``|g| / mu(r) <= r`` implies that ``theta*`` lies in that ball and
-    ``|theta - theta*| <= |g| / mu(r)`` (strong convexity on the ball; brief, Errata §4.1). Here
+    ``|theta - theta*| <= |g| / mu(r)`` (strong convexity on the ball; derived here). Here
     ``r = 4 |g| / mu(0)``. With ``free`` (see :func:`newton_fit`) everything is on those coordinates.
 
     Returns:

@@ -163,7 +163,7 @@ def vote_signs(X: np.ndarray, V: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """Exact signs of ``<v_i, x_a - x_b>``: ``[len(pairs), k]`` ints in {-1, 0, 1}.
 
     Float data: computed in float64 and recomputed exactly (``Fraction`` of the floats) wherever the
-    float value is within its rounding bound of 0, so ties are detected exactly (brief, Errata §4.4).
+    float value is within its rounding bound of 0, so ties are detected exactly (a tie casts no vote).
     """
     a, b = pairs[:, 0], pairs[:, 1]
     if _is_exact(X):
@@ -242,7 +242,7 @@ def unrestricted_rows(candidates, voters, weights=None) -> Rows:
 
 
 def pair_rows(diffs, voters, weights=None, *, exact: bool = False) -> Rows:
-    """Comparison rows of pair data (brief §1, pair-data limit): each difference vector ``diffs[j]`` is
+    """Comparison rows of pair data (H&K §5, pair-data limit): each difference vector ``diffs[j]`` is
     labelled by every voter, who prefers the orientation ``sign<v_i, diffs[j]> diffs[j]``.
 
     Args:

@@ -1,0 +1,100 @@
+"""``lif_snn.training_drop_grows_with_accuracy`` decides on what it is given: fabricated ``lif_snn_accuracy``
+results (numpy only, no simulation) where the NS drop grows with accuracy, where it shrinks, and where the two
+are unrelated, fed to the registered check through :class:`claims.ledger.Reads`; and Kendall's tau-a against
+scipy's tau-b where the two coincide (no ties)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from claims import ledger
+from claims import lif_snn as C  # noqa: F401  (registers the claims)
+from claims.lif_snn.accuracy import kendall_tau_a
+
+CLAIM = "lif_snn.training_drop_grows_with_accuracy"
+LEVELS = np.array([0.0, 0.1, 0.2])
+NUS = np.array([0.0625, 0.125, 0.25])
+KEYS = ("train_acc", "test_acc", "ns_before", "ns_after", "data_ns_before", "data_ns_after")
+
+
+ACC = {"task": np.array([0.95, 0.9, 0.85]), "parity": np.array([0.995, 0.985, 0.975])}  # above both fit rules
+
+
+def _fabricate(task_slope, parity_slope, seeds=8, sd=0.01, seed=0):
+    """Per seed: accuracy falling over the levels (``ACC`` plus N(0, 0.003) noise) and an NS drop
+    ``slope * accuracy + N(0, sd)`` at every nu (the same NS before at every level, as in the paired design)."""
+    rng = np.random.default_rng(seed)
+    a = {"label_noise": LEVELS, "nus": NUS, "input_dims": np.array([64, 16])}
+    for pre, slope in (("task", task_slope), ("parity", parity_slope)):
+        acc = ACC[pre] + 0.003 * rng.standard_normal((seeds, LEVELS.size))
+        a[f"{pre}_train_acc"] = a[f"{pre}_test_acc"] = acc
+        for key in ("ns", "data_ns"):
+            before = np.full((seeds, LEVELS.size, NUS.size), 0.6)
+            drop = slope * acc[:, :, None] + sd * rng.standard_normal((seeds, LEVELS.size, NUS.size))
+            a[f"{pre}_{key}_before"], a[f"{pre}_{key}_after"] = before, before - drop
+    cfg = {"task": "digits10", "parity_bits": 3, "n_seeds": seeds, "depth": 3, "hidden": 8, "T": 5, "theta": 0.5,
+           "beta": 1.0, "lr": 0.03, "batch": 32, "steps": 10, "ns_pairs": 64}
+    meta = {"config": cfg, "config_path": "fabricated", "seed_axes": {f"{p}_{k}": 0 for p in ("task", "parity")
+                                                                     for k in KEYS}}
+    return a, meta
+
+
+def _decide(result) -> ledger.Evidence:
+    return ledger.REGISTRY[CLAIM].decide(ledger.Reads({"lif_snn_accuracy": ledger.FigureResult(*result)}))
+
+
+def test_holds_when_the_drop_grows_with_accuracy_and_the_parity_control_reverses():
+    ev = _decide(_fabricate(0.5, -0.5))
+    assert ev.verdict == "holds" and len(ev.decisions) == 3 and len(ev.controls) == 2
+    assert all(c.rejected for c in ev.controls)
+
+
+def test_fails_when_the_more_accurate_level_drops_less():
+    ev = _decide(_fabricate(-0.5, -0.5))
+    assert ev.verdict == "fails" and {d.decision for d in ev.decisions[1:]} == {"fails"}
+
+
+def test_fails_when_the_parity_control_shows_the_same_relation():
+    """A test that finds the relation on the high-degree target too cannot tell the claim from its negation."""
+    ev = _decide(_fabricate(0.5, 0.5))
+    assert ev.verdict == "fails" and not any(c.rejected for c in ev.controls)
+
+
+def test_inconclusive_when_drop_and_accuracy_are_unrelated():
+    """At 4 seeds a drop independent of accuracy (tau-a about 0) is decided neither way."""
+    ev = _decide(_fabricate(0.0, -0.5, seeds=4, sd=0.05, seed=3))
+    assert ev.verdict == "inconclusive"
+    assert "inconclusive" in {d.decision for d in ev.decisions[1:]}
+
+
+def test_not_testable_when_the_levels_do_not_change_accuracy():
+    a, meta = _fabricate(0.5, -0.5)
+    a["task_train_acc"] = np.repeat(a["task_train_acc"][:, :1], LEVELS.size, axis=1)
+    ev = _decide((a, meta))
+    assert ev.decisions[0].decision == "inconclusive" and ev.verdict != "holds"
+
+
+def test_a_seed_that_does_not_fit_is_left_out():
+    """A collapsed network (accuracy at chance, NS near 0: a large drop) at the noisiest level would reverse the
+    relation; below the fit rule its seed is left out, so the verdict is the fitted seeds'."""
+    a, meta = _fabricate(0.5, -0.5)
+    a["task_train_acc"] = a["task_train_acc"].copy()
+    a["task_train_acc"][0, -1] = 0.1
+    for key in ("ns", "data_ns"):
+        a[f"task_{key}_after"] = a[f"task_{key}_after"].copy()
+        a[f"task_{key}_after"][0, -1] = 0.0
+    ev = _decide((a, meta))
+    assert ev.verdict == "holds" and ev.measured["digits10"]["fitted_seeds"] == "7 of 8"
+
+
+def test_kendall_tau_a_is_scipys_tau_without_ties_and_zero_for_a_constant():
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((5, 4)), rng.standard_normal((5, 4))
+    want = [scipy.stats.kendalltau(xi, yi).statistic for xi, yi in zip(x, y)]
+    np.testing.assert_allclose(kendall_tau_a(x, y), want, rtol=0, atol=1e-12)
+    assert kendall_tau_a([0.5, 0.5, 0.5], [1.0, 2.0, 3.0]) == 0.0
+    assert kendall_tau_a([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == -1.0
+    with pytest.raises(ValueError):
+        kendall_tau_a([1.0], [2.0])
