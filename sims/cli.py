@@ -269,6 +269,14 @@ def _shifted(cfg: RunConfig, seed_offset: int) -> RunConfig:
     return dataclasses.replace(cfg, seed=cfg.seed + seed_offset)
 
 
+def _too_big(cfg: RunConfig, e: BaseException) -> ConfigError:
+    """The one-line refusal of a config whose sizes this machine cannot hold (issue: resources checked before
+    allocating): the array or allocation that did not fit, and the command that estimates the config."""
+    return ConfigError(cfg.path, f"{cfg.scale} (sizes)", f"sizes this machine can hold, but "
+                       f"{runtime._first_line(e)}; python -m sims plan {cfg.name} --scale {cfg.scale} estimates "
+                       "every compiled function's memory")
+
+
 def planned_estimate(name: str, scale: str, root: Path = REPO) -> dict[str, Any] | None:
     """The plan's estimate for config ``name`` (``reports/<scale>/plan.json`` of ``python -m sims plan``), kept
     in the sidecar beside the run's measured ``wall_time_s``: ``{"estimate_s", "host_s", "devices",
@@ -327,7 +335,14 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
     before = compile_counts()
     t0 = time.time()
     exp = Experiment(*mod.EXPERIMENTS[cfg.experiment])
-    arrays = {k: np.asarray(v) for k, v in exp.run(cfg.params, ctx).items()}
+    try:
+        arrays = {k: np.asarray(v) for k, v in exp.run(cfg.params, ctx).items()}
+    except (runtime.ResourceError, MemoryError) as e:
+        raise _too_big(cfg, e) from None
+    except jax.errors.JaxRuntimeError as e:
+        if "RESOURCE_EXHAUSTED" not in str(e):
+            raise
+        raise _too_big(cfg, e) from None
     seed_axes = {k: int(ax) for k, ax in (exp.seed_axes or {}).items()}
     missing = sorted(set(seed_axes) - set(arrays))
     if missing:

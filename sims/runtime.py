@@ -31,6 +31,8 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from tqdm.auto import tqdm
 
+from sims import costs
+
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
 _STATE: dict[str, Any] = {"done": False}
@@ -104,6 +106,30 @@ def _init_distributed() -> None:
                          f"{_first_line(e)}") from None
 
 
+class ResourceError(RuntimeError):
+    """A compiled call would hold an array larger than this machine (or than XLA can index); ``str(err)`` is
+    one line with the function, the array's size and the memory available. Raised before compiling."""
+
+
+def device_memory() -> int:
+    """Bytes of memory of one device: the accelerator's limit, or this machine's RAM for the CPU backend."""
+    stats = jax.local_devices()[0].memory_stats() or {}
+    if stats.get("bytes_limit"):
+        return int(stats["bytes_limit"])
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def _check_fits(name: str, jitted, args, kwargs) -> None:
+    """Refuse (:class:`ResourceError`) a call whose largest array, read off its jaxpr with the plan's costing
+    (:func:`sims.costs.jaxpr_cost`), exceeds what XLA can index or this device's memory: the checks of
+    ``python -m sims plan``, before XLA would abort the process or fail with RESOURCE_EXHAUSTED."""
+    cost = costs.jaxpr_cost(jitted.trace(*args, **kwargs).jaxpr)
+    memory = device_memory()
+    if cost.max_elements > costs.MAX_ELEMENTS or cost.max_bytes > memory:
+        raise ResourceError(f"{name} would hold an array of {cost.max_bytes / 1e9:.3g} GB "
+                            f"({cost.max_elements:.3g} elements) on a device with {memory / 1e9:.3g} GB")
+
+
 class Plannable:
     """A ``jax.jit``-compiled function that the paper-scale planner (:mod:`sims.plan`) can stand in for.
 
@@ -119,12 +145,21 @@ class Plannable:
         self.jitted = jitted
         self.name = name
         self.static = static  # (static_argnums, static_argnames): the planner keys these by value
+        self._checked: set = set()  # argument signatures whose sizes were checked (see _check_fits)
 
     def __call__(self, *args, **kwargs):
         record = _PLANNER["record"]
-        if record is None or any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((args, kwargs))):
+        leaves = jax.tree.leaves((args, kwargs))
+        if any(isinstance(x, jax.core.Tracer) for x in leaves):
             return self.jitted(*args, **kwargs)
-        return record(self.name, self.jitted, args, kwargs, self.static)
+        if record is not None:
+            return record(self.name, self.jitted, args, kwargs, self.static)
+        # The first call at each signature: refuse an array beyond the machine before XLA compiles it.
+        signature = tuple((np.shape(x), str(getattr(x, "dtype", type(x).__name__))) for x in leaves)
+        if signature not in self._checked:
+            _check_fits(self.name, self.jitted, args, kwargs)
+            self._checked.add(signature)
+        return self.jitted(*args, **kwargs)
 
     def __getattr__(self, attr):
         return getattr(self.jitted, attr)

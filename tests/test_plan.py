@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 
@@ -179,3 +180,25 @@ def test_calls_of_one_code_with_different_captured_settings_are_costed_apart():
             step(np.ones(3), t)
     by = {(s.name, s.calls, s.cost.flops) for s in rec.stages.values()}
     assert by == {("layer", 1, 2 * 4 * 4 * 2), ("layer", 2, 2 * 8 * 8 * 2), ("scale", 3, 3)}
+
+
+def test_a_normal_call_beyond_the_machine_is_refused_before_compiling():
+    big = runtime.jit(lambda s: jnp.zeros((10**7, 10**7), jnp.float32) + s, name="huge")  # 400 TB
+    with pytest.raises(runtime.ResourceError, match=r"huge would hold an array of 4e\+05 GB"):
+        big(np.float32(1.0))
+    small = runtime.jit(lambda s: jnp.zeros((3, 3), jnp.float32) + s, name="small")
+    assert np.allclose(small(np.float32(2.0)), 2.0)  # checked once, then run as jax.jit
+
+
+def test_a_config_beyond_the_machine_is_one_line_exit_2(tmp_path):
+    src = (cli.CONFIGS / "lif_snn_depth.yaml").read_text()
+    quick = src.split("\nquick:\n", 1)[1].split("\npaper:", 1)[0]
+    widths = next(ln for ln in quick.splitlines() if ln.strip().startswith("widths:"))
+    cfg = tmp_path / "lif_snn_depth.yaml"
+    cfg.write_text(src.replace(widths, "  widths: [1000000000]", 1))
+    r = subprocess.run([sys.executable, "-m", "sims.lif_snn", "--config", str(cfg), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, check=False, env={**os.environ, "PBE_PROGRESS": "0"},
+                       cwd=cli.REPO)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert "quick (sizes)" in line and "GB" in line and "python -m sims plan lif_snn_depth" in line

@@ -33,8 +33,12 @@ def _chain(p, seed: int):
     return th.random_chain(jax.random.fold_in(jax.random.key(seed), 0), p.vocab, p.concentration)
 
 
+# Compiled (and so planned and size-checked before it allocates: n sequences x length tokens).
+_SAMPLE_CHAIN = runtime.jit(th.sample_chain, static_argnums=(3, 4), name="sample_chain")
+
+
 def _sample(p, seed: int, salt: int, n: int, trans, init):
-    return th.sample_chain(jax.random.fold_in(jax.random.key(seed), salt), trans, init, n, p.length)
+    return _SAMPLE_CHAIN(jax.random.fold_in(jax.random.key(seed), salt), trans, init, n, p.length)
 
 
 # Independent draws (sequences, per-bin draws) are stored in this many equal blocks on a leading axis
