@@ -188,3 +188,15 @@ def jaxpr_cost(jaxpr) -> Cost:
             if not exact:
                 cost.approximated[name] = cost.approximated.get(name, 0) + 1
     return cost
+
+
+def size_problems(max_elements: int, max_bytes: float, memory: float, device: str) -> list[str]:
+    """Why an array of ``max_elements`` elements and ``max_bytes`` bytes cannot be held (empty when it can):
+    past the elements XLA can index (:data:`MAX_ELEMENTS`), or past ``memory`` bytes of ``device``. The one
+    size check of ``python -m sims plan`` and of every real run (:func:`sims.runtime.jit`)."""
+    out = []
+    if max_elements > MAX_ELEMENTS:
+        out.append(f"an array of {max_elements:.3g} elements (XLA indexes at most 2^62)")
+    if max_bytes > memory:
+        out.append(f"an array of {max_bytes / 1e9:.3g} GB > {memory / 1e9:.3g} GB of {device}")
+    return out

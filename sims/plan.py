@@ -48,7 +48,8 @@ import jax
 import numpy as np
 
 from sims import cli, results, runtime
-from sims.costs import ACCELERATOR, LAUNCH_S, MAX_ELEMENTS, STEP_S, Accelerator, Cost, elements_of, jaxpr_cost
+from sims.costs import (ACCELERATOR, LAUNCH_S, STEP_S, Accelerator, Cost, elements_of, jaxpr_cost,
+                        size_problems)
 from sims.config import SCALES, ConfigError
 
 SMOKE_DIR = "results/paper-smoke"  # smoke results: read by no claim and no paper figure
@@ -180,13 +181,8 @@ class Recorder:
         traced = jitted.trace(*a_args, **a_kwargs)
         self.outputs[key] = jax.tree.map(_zeros, traced.out_info)
         cost = jaxpr_cost(traced.jaxpr)
-        problems = []
-        if cost.max_elements > MAX_ELEMENTS:
-            problems.append(f"an array of {cost.max_elements:.3g} elements (XLA indexes at most 2^62)")
         biggest = max([cost.max_bytes, *(elements_of(s) * s.dtype.itemsize for s in jax.tree.leaves(traced.out_info))])
-        if biggest > self.acc.memory:
-            problems.append(f"an array of {biggest / 1e9:.3g} GB > {self.acc.memory / 1e9:.0f} GB of "
-                            f"{self.acc.name}")
+        problems = size_problems(cost.max_elements, biggest, self.acc.memory, self.acc.name)
         peak, compile_s = 0, 0.0
         if not problems:
             t0 = time.perf_counter()

@@ -124,10 +124,9 @@ def _check_fits(name: str, jitted, args, kwargs) -> None:
     (:func:`sims.costs.jaxpr_cost`), exceeds what XLA can index or this device's memory: the checks of
     ``python -m sims plan``, before XLA would abort the process or fail with RESOURCE_EXHAUSTED."""
     cost = costs.jaxpr_cost(jitted.trace(*args, **kwargs).jaxpr)
-    memory = device_memory()
-    if cost.max_elements > costs.MAX_ELEMENTS or cost.max_bytes > memory:
-        raise ResourceError(f"{name} would hold an array of {cost.max_bytes / 1e9:.3g} GB "
-                            f"({cost.max_elements:.3g} elements) on a device with {memory / 1e9:.3g} GB")
+    problems = costs.size_problems(cost.max_elements, cost.max_bytes, device_memory(), "this device's memory")
+    if problems:
+        raise ResourceError(f"{name}: {'; '.join(problems)}")
 
 
 class Plannable:
