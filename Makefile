@@ -49,8 +49,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+# The suite in TEST_JOBS processes (pytest-xdist; default: the cores, at most 4), a test module per
+# process so that its module-scoped fixtures (shared compiled functions) are built once. TEST_JOBS=0: one.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadscope)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow

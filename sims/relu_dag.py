@@ -30,6 +30,10 @@ from sims import cli, runtime
 from sims.config import param
 from theory import relu_dag as R
 
+# fold_in salt of the second data set of the conservation-law check (its theta0 uses the seed key itself).
+LAW_DATA_SALT = 1
+
+
 # ---------------------------------------------------------------------------------------------------
 # obstruction: different components of H, real data
 # ---------------------------------------------------------------------------------------------------
@@ -415,7 +419,7 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
     def law(key):
         # The identities at the seed's theta0 (the same key as `one`), data drawn from a second key.
         t0 = 0.7 * jax.random.normal(key, (m,))
-        kx2, ky2 = jax.random.split(jax.random.fold_in(key, 1))
+        kx2, ky2 = jax.random.split(jax.random.fold_in(key, LAW_DATA_SALT))
         X2, Y2 = jax.random.normal(kx2, (32, 3)), jax.random.normal(ky2, (32, 2))
         targets = {"mse": Y2, "huber": Y2, "bce": (Y2 > 0).astype(float),
                    "softmax": jax.nn.one_hot(jnp.argmax(Y2, 1), Y2.shape[1])}

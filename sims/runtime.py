@@ -18,6 +18,7 @@ writes results and figures (:func:`is_writer`).
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -61,6 +62,7 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
       RuntimeError: float64 was requested but is not in effect afterwards.
     """
     if not _STATE["done"]:
+        _fast_cpu_compiles()
         jax.config.update("jax_threefry_partitionable", True)
         cache = cache_dir or os.environ.get("PBE_CACHE_DIR") or str(
             Path.home() / ".cache" / "proofs-by-example" / "jax")
@@ -80,6 +82,39 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
         jax.config.update("jax_enable_x64", True)
         if jnp.zeros(()).dtype != jnp.float64:
             raise RuntimeError("float64 requested but jax_enable_x64 is not in effect")
+
+
+# XLA's LLVM optimisation level for a CPU-only process (see _fast_cpu_compiles).
+CPU_OPT_FLAG = "--xla_backend_optimization_level=0"
+# Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
+_ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
+
+
+def _fast_cpu_compiles() -> None:
+    """Add :data:`CPU_OPT_FLAG` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
+    is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already.
+
+    On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
+    the 2-core machine compiles about twice as fast, while matrix products and convolutions still call
+    the same library kernels. A compiled function whose call does much work (:data:`OPTIMIZE_FLOPS`) is
+    compiled at full optimisation all the same (:class:`Plannable`), so long simulation loops run at full
+    speed. The two levels round differently in the last bit (level 3 fuses multiply-adds, even in a normal
+    draw's erfinv), so results agree with a level-3 run to rounding, not bit for bit (tests/test_runtime.py);
+    reruns at one level, and runs on any device count, stay bit-identical in their draws. An
+    accelerator's compiler is left at its default, and a user who sets ``--xla_backend_optimization_level``
+    in ``XLA_FLAGS`` keeps theirs. Takes effect only before JAX starts its backend (as :func:`setup` is
+    called)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_backend_optimization_level" in flags:
+        return
+    platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
+    if platforms:
+        cpu_only = {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
+    else:
+        cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
+    if cpu_only:
+        os.environ["XLA_FLAGS"] = f"{flags} {CPU_OPT_FLAG}".strip()
+        _STATE["fast_cpu"] = True
 
 
 def _init_distributed() -> None:
@@ -119,14 +154,29 @@ def device_memory() -> int:
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
-def _check_fits(name: str, jitted, args, kwargs) -> None:
+def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
     """Refuse (:class:`ResourceError`) a call whose largest array, read off its jaxpr with the plan's costing
     (:func:`sims.costs.jaxpr_cost`), exceeds what XLA can index or this device's memory: the checks of
-    ``python -m sims plan``, before XLA would abort the process or fail with RESOURCE_EXHAUSTED."""
+    ``python -m sims plan``, before XLA would abort the process or fail with RESOURCE_EXHAUSTED. Returns
+    the call's cost."""
     cost = costs.jaxpr_cost(jitted.trace(*args, **kwargs).jaxpr)
     problems = costs.size_problems(cost.max_elements, cost.max_bytes, device_memory(), "this device's memory")
     if problems:
         raise ResourceError(f"{name}: {'; '.join(problems)}")
+    return cost
+
+
+# Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function at XLA's full
+# optimisation (level 3) rather than at CPU_OPT_FLAG's level 0. Measured side by side on the 2-core
+# machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.04 to 2 s faster and
+# runs it 0.2 s (matrix products) to 5 s (elementwise tanh/exp) per 1e9 FLOPs slower. A wrong level 3
+# costs at most that compile difference; a wrong level 0 can run a long loop ten times slower. So the
+# bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a tuned
+# optimum. A while loop (trip count unknown) also counts as heavy. The FLOPs are those of the call's global
+# shapes, so a seed batch padded to another device count could cross the bar and round differently: only
+# for a function within a padding's few percent of 1e8 FLOPs.
+OPTIMIZE_FLOPS = 1e8
+_FULL_OPT = {"xla_backend_optimization_level": 3}
 
 
 class Plannable:
@@ -139,12 +189,16 @@ class Plannable:
     the real run. Other attributes (``lower``, ``trace``, ...) are the jitted function's.
     """
 
-    def __init__(self, jitted, name: str, static: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())):
+    def __init__(self, jitted, name: str, static: tuple[tuple[int, ...], tuple[str, ...]] = ((), ()),
+                 optimized: Callable[[], Any] | None = None):
         functools.update_wrapper(self, jitted)  # first: it copies the wrapped function's __dict__
         self.jitted = jitted
         self.name = name
         self.static = static  # (static_argnums, static_argnames): the planner keys these by value
-        self._checked: set = set()  # argument signatures whose sizes were checked (see _check_fits)
+        self._make_optimized = optimized  # builds the same function compiled at full optimisation
+        self._optimized = None
+        # argument signature -> the jitted function that runs it, chosen at its first call (sizes checked)
+        self._chosen: dict = {}
 
     def __call__(self, *args, **kwargs):
         record = _PLANNER["record"]
@@ -153,12 +207,19 @@ class Plannable:
             return self.jitted(*args, **kwargs)
         if record is not None:
             return record(self.name, self.jitted, args, kwargs, self.static)
-        # The first call at each signature: refuse an array beyond the machine before XLA compiles it.
+        # The first call at each signature: refuse an array beyond the machine before XLA compiles it, and
+        # pick the optimisation level (OPTIMIZE_FLOPS) when this is a CPU-only process at level 0.
         signature = tuple((np.shape(x), str(getattr(x, "dtype", type(x).__name__))) for x in leaves)
-        if signature not in self._checked:
-            _check_fits(self.name, self.jitted, args, kwargs)
-            self._checked.add(signature)
-        return self.jitted(*args, **kwargs)
+        chosen = self._chosen.get(signature)
+        if chosen is None:
+            cost = _check_fits(self.name, self.jitted, args, kwargs)
+            chosen = self.jitted
+            if _STATE.get("fast_cpu") and self._make_optimized and (cost.flops >= OPTIMIZE_FLOPS or cost.while_loops):
+                if self._optimized is None:
+                    self._optimized = self._make_optimized()
+                chosen = self._optimized
+            self._chosen[signature] = chosen
+        return chosen(*args, **kwargs)
 
     def __getattr__(self, attr):
         return getattr(self.jitted, attr)
@@ -172,7 +233,9 @@ def jit(fn: Callable[..., Any] | None = None, *, name: str | None = None, **kwar
         return functools.partial(jit, name=name, **kwargs)
     nums, names = kwargs.get("static_argnums", ()), kwargs.get("static_argnames", ())
     static = (tuple([nums] if isinstance(nums, int) else nums), tuple([names] if isinstance(names, str) else names))
-    return Plannable(jax.jit(fn, **kwargs), name or getattr(fn, "__qualname__", repr(fn)), static)
+    return Plannable(jax.jit(fn, **kwargs), name or getattr(fn, "__qualname__", repr(fn)), static,
+                     optimized=None if "compiler_options" in kwargs else
+                     functools.partial(jax.jit, fn, compiler_options=_FULL_OPT, **kwargs))
 
 
 class planning:  # noqa: N801 - a context manager used as ``with runtime.planning(record):``
@@ -188,7 +251,7 @@ class planning:  # noqa: N801 - a context manager used as ``with runtime.plannin
         _PLANNER["record"] = self.record
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *_exc):
         _PLANNER["record"] = None
         return False
 

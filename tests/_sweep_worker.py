@@ -4,6 +4,7 @@ sizes and saves draws and Monte Carlo results. Usage: python tests/_sweep_worker
 Environment decides the devices (XLA_FLAGS host device count) and processes (PBE_DISTRIBUTED etc.).
 """
 
+import os
 import sys
 
 import numpy as np
@@ -22,7 +23,8 @@ def main(out, sizes):
     assert jax.config.jax_enable_x64 and jnp.zeros(()).dtype == jnp.float64, "float64 must be on"
     eigs = jnp.asarray(th.power_law_eigs(8))
     lrs, bs = th.phase_schedule(0.5, 2, 2.0, 1.0, 64, 2)
-    res = {"device_count": np.asarray(jax.device_count()), "process_count": np.asarray(jax.process_count())}
+    res = {"device_count": np.asarray(jax.device_count()), "process_count": np.asarray(jax.process_count()),
+           "xla_flags": np.asarray(os.environ.get("XLA_FLAGS", ""))}
     for n in sizes:
         mesh = runtime.make_mesh(n)
         draws = runtime.map_seeds(lambda k: jax.random.normal(k, (5,)), 3, 13, mesh=mesh)

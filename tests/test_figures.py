@@ -3,6 +3,9 @@ on the cheapest paper config (social_choice_ge_instance, under a second) copied 
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import os
 import shutil
 import subprocess
@@ -68,8 +71,22 @@ def test_python_m_sims_lists_and_refuses_in_one_line():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and f"did you mean '{NAME}'" in r.stderr
 
 
+_MAINS = {"sims": "sims.__main__", "figures": "figures.__main__", "figures.build": "figures.build"}
+
+
 def _run(*args):
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=120)
+    """``python -m MODULE ARGV`` (``args = ("-m", MODULE, *ARGV)``) through the module's ``main`` in this
+    process, without an interpreter start-up (those are tested in test_entry_points.py): a
+    ``CompletedProcess`` with the exit status and what was printed."""
+    assert args[0] == "-m", args
+    main = importlib.import_module(_MAINS[args[1]]).main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args[2:]))
+        except SystemExit as e:  # argparse's own refusals
+            code = e.code
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def test_build_refuses_an_unknown_paper_in_one_line():
@@ -96,15 +113,13 @@ def test_a_paper_figure_is_not_rendered_from_another_configs_result(tmp_path):
 
 
 def test_figures_cli_names_an_unknown_figure(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path)],
-                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    r = _run("-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path))
     line = r.stderr.strip()
     assert r.returncode == 2 and len(line.splitlines()) == 1
     assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
     assert "did you mean 'nc_forgetting_lda'?" in line
     # a known figure without its result names the simulation that makes it (no placeholder left)
-    r = subprocess.run([sys.executable, "-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path)],
-                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    r = _run("-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path))
     assert r.returncode == 2 and "python -m sims.nc_forgetting --config paper_configs/nc_forgetting_lda.yaml" \
         in r.stderr and "<paper>" not in r.stderr
 

@@ -11,6 +11,7 @@ import pytest
 
 import numpy as np
 
+from claims import __main__ as claims_main
 from claims import ledger
 
 REPO = Path(__file__).resolve().parent.parent
@@ -88,24 +89,28 @@ def test_no_claims_module_decides_a_verdict_itself():
             assert hits == [], (f.name, hits[:3])
 
 
-def test_cli_list_and_unknown_claim():
-    r = subprocess.run([sys.executable, "-m", "claims", "list", "--paper", "seesaw"], capture_output=True,
-                       text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 0 and "seesaw.nsgd_equivalence" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.nope"],
-                       capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 2 and "unknown claim" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_count"],
-                       capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 2 and "did you mean 'seesaw.paper_step_counts'?" in r.stderr
+def _cli(capsys, *argv):
+    """``python -m claims ARGV`` in this process (the same ``main``, without an interpreter start-up):
+    ``(exit status, stdout, stderr)``. Pipes and the working folder are tested in subprocesses below."""
+    code = claims_main.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
-def test_cli_verify_writes_reports(tmp_path):
+def test_cli_list_and_unknown_claim(capsys):
+    code, out, _ = _cli(capsys, "list", "--paper", "seesaw")
+    assert code == 0 and "seesaw.nsgd_equivalence" in out
+    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.nope")
+    assert code == 2 and "unknown claim" in err
+    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_count")
+    assert code == 2 and "did you mean 'seesaw.paper_step_counts'?" in err
+
+
+def test_cli_verify_writes_reports(tmp_path, capsys):
     js, md = tmp_path / "c.json", tmp_path / "c.md"
-    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_counts",
-                        "--json", str(js), "--markdown", str(md)], capture_output=True, text=True, cwd=REPO,
-                       timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
+    code, out, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_counts", "--json", str(js),
+                          "--markdown", str(md))
+    assert code == 0, out + err
     rows = json.loads(js.read_text())
     assert rows[0]["id"] == "seesaw.paper_step_counts" and rows[0]["verdict"] == "holds"
     assert rows[0]["evidence"]["measured"]["B0=256"] == [12589, 7756]
@@ -123,20 +128,18 @@ def test_expected_verdict_may_differ_by_scale():
         ledger.claim("p.z", source="s", statement="x", expected={"quick": "inconclusive", "paper": "holds"})
 
 
-def test_cli_selection_matching_no_claim_exits_2():
-    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--claim", "seesaw.paper_step_counts",
-                        "--paper", "relu_dag"], capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 2 and "no claim matches" in r.stderr and "Traceback" not in r.stderr
+def test_cli_selection_matching_no_claim_exits_2(capsys):
+    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_counts", "--paper", "relu_dag")
+    assert code == 2 and "no claim matches" in err and "Traceback" not in err
 
 
-def test_cli_checks_report_paths_before_running_any_claim(tmp_path):
+def test_cli_checks_report_paths_before_running_any_claim(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    r = subprocess.run([sys.executable, "-m", "claims", "verify", "--paper", "seesaw",
-                        "--json", str(blocker / "c.json")], capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1 and str(blocker) in r.stderr
-    assert "seesaw." not in r.stdout  # no claim ran
+    code, out, err = _cli(capsys, "verify", "--paper", "seesaw", "--json", str(blocker / "c.json"))
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and str(blocker) in err
+    assert "seesaw." not in out  # no claim ran
 
 
 def test_cli_verify_at_paper_scale_reports_not_measured_without_computing(tmp_path):

@@ -96,7 +96,7 @@ def _outcomes(stmts, timeout=20):
     return statement_outcomes(_PRELUDE, stmts, timeout)
 
 
-@pytest.mark.parametrize("stmt, limit", [
+_LIMITS = [
     ("nm.mlp_dimension((1000, 1000, 1), X3X2)", "MAX_EXACT_PARAMS"),
     ("nm.generic_rank('mlp', (2,) * 14, X3X2, field='QQ')", "MAX_QQ_DEGREE"),
     ("nm.cnn_dimension((2,) * 30, (2,) * 29, [0, 1, 1])", "MAX_INPUT_SIZE"),
@@ -110,10 +110,20 @@ def _outcomes(stmts, timeout=20):
     ("nm.coefficient_map('mlp', (6, 6, 6, 1), X3X2)", "MAX_SYMBOLIC_PARAMS"),
     ("nm.dead_neuron_certificate((2, 2, 1), X3X2, 1, n_samples=10**9)", "MAX_POINTS"),
     ("nm.coefficient_projector('mlp', (8, 8, 8, 1), X3X2)", "MAX_BASIS"),
-])
-def test_large_inputs_are_refused_naming_the_limit(stmt, limit):
+]
+
+
+@pytest.fixture(scope="module")
+def limit_outcomes():
+    """Each statement of ``_LIMITS`` -> its outcome, all run in one interpreter (one start-up, not 13)."""
+    stmts = [s for s, _ in _LIMITS]
+    return dict(zip(stmts, _outcomes(stmts), strict=True))
+
+
+@pytest.mark.parametrize("stmt, limit", _LIMITS)
+def test_large_inputs_are_refused_naming_the_limit(stmt, limit, limit_outcomes):
     """A public function finishes in bounded time or refuses up front with a ValueError naming its limit."""
-    (out,) = _outcomes([stmt])
+    out = limit_outcomes[stmt]
     assert out.startswith("ValueError") and limit in out, out
 
 

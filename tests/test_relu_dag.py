@@ -381,16 +381,26 @@ def _outcomes(stmts, timeout=20):
     return statement_outcomes(_PRELUDE, stmts, timeout)
 
 
-@pytest.mark.parametrize("stmt, limit", [
+_LIMITS = [
     ("R.forced_edges_bruteforce(chain, c, max_hidden=64)", "MAX_BRUTEFORCE_HIDDEN"),
     ("R.singular_subnetworks(chain, c, max_hidden=64)", "MAX_SUBSET_HIDDEN"),
     ("R.has_singular_points_bruteforce(chain, ones, max_edges=64)", "MAX_BRUTEFORCE_EDGES"),
     ("R.sample_point(chain, c, n_vertices=10**9)", "MAX_VERTICES"),
     ("R.symbolic_conservation(deep, set(R.structure(deep).hidden))", "MAX_PATHS"),
-])
-def test_exponential_searches_are_refused_naming_the_limit(stmt, limit):
+]
+
+
+@pytest.fixture(scope="module")
+def limit_outcomes():
+    """Each statement of ``_LIMITS`` -> its outcome, all run in one interpreter (one start-up, not 5)."""
+    stmts = [s for s, _ in _LIMITS]
+    return dict(zip(stmts, _outcomes(stmts), strict=True))
+
+
+@pytest.mark.parametrize("stmt, limit", _LIMITS)
+def test_exponential_searches_are_refused_naming_the_limit(stmt, limit, limit_outcomes):
     """A caller-raised max_hidden / max_edges cannot unlock an exponential search past a hard limit."""
-    (out,) = _outcomes([stmt])
+    out = limit_outcomes[stmt]
     assert out.startswith("ValueError") and limit in out, out
 
 

@@ -274,22 +274,80 @@ def test_map_batch_is_identical_on_eight_simulated_devices(tmp_path):
         np.testing.assert_allclose(res[f"value{size}"], here["value"], rtol=1e-14, atol=0)
 
 
-@pytest.mark.parametrize("env, says", [
-    ({"JAX_PLATFORMS": "cuda"}, "JAX could not start a backend (JAX_PLATFORMS='cuda')"),
+_ENTRY_POINTS = (["-m", "sims.social_choice", "--config", "paper_configs/social_choice_ge_instance.yaml"],
+                 ["-m", "claims", "list"], ["-m", "figures.build", "relu_dag"], ["-m", "sims", "relu_dag"])
+
+
+@pytest.mark.parametrize("env, says, commands", [
+    ({"JAX_PLATFORMS": "cuda"}, "JAX could not start a backend (JAX_PLATFORMS='cuda')", _ENTRY_POINTS),
     ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "abc", "PBE_PROCESS_ID": "0"},
-     "PBE_NUM_PROCESSES must be a non-negative integer"),
+     "PBE_NUM_PROCESSES must be a non-negative integer", _ENTRY_POINTS[:2]),
     ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "2"},
-     "PBE_PROCESS_ID must be a non-negative integer"),
+     "PBE_PROCESS_ID must be a non-negative integer", _ENTRY_POINTS[2:3]),
     ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "2", "PBE_PROCESS_ID": "2"},
-     "PBE_PROCESS_ID (2) must be below PBE_NUM_PROCESSES (2)"),
+     "PBE_PROCESS_ID (2) must be below PBE_NUM_PROCESSES (2)", _ENTRY_POINTS[3:]),
 ])
-def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says):
-    """No CUDA on this machine, or PBE_* settings that cannot start jax.distributed: every entry point
-    prints one line naming the setting and exits 2 (no traceback, no hang)."""
+def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says, commands):
+    """No CUDA on this machine, or PBE_* settings that cannot start jax.distributed: the entry point
+    prints one line naming the setting and exits 2 (no traceback, no hang). Every entry point meets the
+    backend error; the distributed errors (the same runtime.SetupError path) are spread over them, so each
+    entry point also meets one of those, with one interpreter start per pair rather than sixteen."""
     e = {**os.environ, "PYTHONPATH": str(REPO), **env}
     e.pop("XLA_FLAGS", None)
-    for cmd in (["-m", "sims.social_choice", "--config", "paper_configs/social_choice_ge_instance.yaml"],
-                ["-m", "claims", "list"], ["-m", "figures.build", "relu_dag"], ["-m", "sims", "relu_dag"]):
+    for cmd in commands:
         r = subprocess.run([sys.executable, *cmd], env=e, capture_output=True, text=True, cwd=REPO, timeout=120)
         assert r.returncode == 2 and "Traceback" not in r.stderr, (cmd, r.stderr[-2000:])
         assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, (cmd, r.stderr)
+
+
+@pytest.mark.parametrize("env, added", [
+    ({"JAX_PLATFORMS": "cpu"}, True),
+    ({"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}, True),
+    ({"JAX_PLATFORMS": "cuda"}, False),
+    ({"JAX_PLATFORMS": "cpu,tpu"}, False),
+    ({"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_backend_optimization_level=3"}, False),
+])
+def test_fast_cpu_compiles_only_for_a_cpu_only_process_and_never_over_the_users_level(monkeypatch, env, added):
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    runtime._fast_cpu_compiles()
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    assert (runtime.CPU_OPT_FLAG in flags) == added, flags
+    assert set(env.get("XLA_FLAGS", "").split()) <= set(flags)  # the user's flags are kept
+    assert sum("xla_backend_optimization_level" in f for f in flags) <= 1
+
+
+def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight, tmp_path):
+    """The level :func:`runtime.setup` picks on the CPU (0) and XLA's own default (3) give the seed sweep of the
+    multi-device tests (draws, SGD risk paths, Monte Carlo means and SEs) to rounding, not bit for bit: level
+    3 fuses multiply-adds, so even a normal draw (an erfinv polynomial) can differ in its last bit. The
+    fixture's workers run at level 0 (JAX_PLATFORMS=cpu, no level in XLA_FLAGS)."""
+    first, _ = eight
+    opt3 = _run(tmp_path / "opt3.npz", [1, 8], {
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8 --xla_backend_optimization_level=3"})
+    assert runtime.CPU_OPT_FLAG in str(first["xla_flags"]).split()
+    assert "--xla_backend_optimization_level=3" in str(opt3["xla_flags"]).split()
+    for k in set(opt3) - {"xla_flags", "device_count", "process_count"}:
+        np.testing.assert_allclose(opt3[k], first[k], rtol=1e-12, atol=0, err_msg=k)
+
+
+def test_a_heavy_compiled_function_keeps_full_optimisation_on_the_cpu(monkeypatch):
+    """runtime.jit compiles a call at level 3 when its work reaches OPTIMIZE_FLOPS (a long loop) and leaves a
+    light one at the process's level 0; the choice is made once per argument shape and both give the
+    same numbers."""
+    monkeypatch.setitem(runtime._STATE, "fast_cpu", True)
+    f = runtime.jit(lambda x: jax.lax.while_loop(lambda c: c[0] < 1.0, lambda c: c + 0.5, x))  # trip count unknown
+    light = runtime.jit(lambda x: jnp.sin(x) + x)
+    n = int(runtime.OPTIMIZE_FLOPS) // 2 + 1
+    heavy = runtime.jit(lambda x: jax.lax.scan(lambda c, _: (jnp.sin(c) + c, None), x, None, length=2)[0])
+    small, big = jnp.linspace(0.0, 1.0, 8), jnp.linspace(0.0, 1.0, n)
+    np.testing.assert_array_equal(light(small), np.sin(np.linspace(0.0, 1.0, 8)) + np.linspace(0.0, 1.0, 8))
+    assert light._optimized is None
+    heavy(small)
+    assert heavy._optimized is None  # 2 x 8 x 2 FLOPs
+    heavy(big)
+    assert heavy._chosen[((big.shape, "float64"),)] is heavy._optimized is not None
+    assert heavy._chosen[((small.shape, "float64"),)] is heavy.jitted
+    f(small)
+    assert f._optimized is not None

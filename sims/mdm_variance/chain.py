@@ -28,9 +28,35 @@ class ChainParams:
     eps: float = param(0.01, gt=0, lt=1)
 
 
+# fold_in salts of a figure's root key ``key(seed)``: each names one draw, so that no two draws of a
+# figure share a key. Sequences from the chain (``_sample``), then each experiment's own draws.
+CHAIN_SALT = 0  # the random Markov chain (_chain)
+DATA_SALT = 1  # the training-set sequences (decomposition, mirror) or the pool of sequences (pots)
+DIRECT_DATA_SALT = 2  # decomposition: the direct estimator's sequences; mirror: the decomposition's
+FIT_DATA_SALT = 3  # decomposition: the sequences the 'learned' chain is estimated from
+CHECK_DATA_SALT = 4  # pots: the sequences of the direct-variance check
+EXACT_DATA_SALT = 5  # pots: the sequences of the exact (quadrature in t) variances
+DECOMPOSITION_SALT = 10  # decomposition: masks and times of the estimators
+POTS_SALT = 20  # pots: masks and times of the binned moments and checks
+MIRROR_SALT = 30  # mirror: masks and times of the pair statistics
+VALIDATION_SALT = 77  # training: the validation windows' masks
+TRAIN_WINDOWS_SALT = 88  # training: the windows whose loss moments fit p(t)
+MOMENTS_SALT = 89  # training: the masks of those moments
+GRAD_VAR_SALT = 99  # training: the gradient-variance draws
+TRAINED_DECOMPOSITION_SALT = 101  # training: the decomposition of the trained model
+
+# Offsets within one experiment's key: runs of per-item keys fold_in(key, OFFSET + i) kept apart from the
+# plain per-item keys fold_in(key, i), i < 100 (models, estimators).
+DIRECT_OFFSET = 100  # the direct estimator's items
+GRADIENT_OFFSET = 500  # the gradient-level estimators
+VALIDATION_OFFSET = 1000  # pots: the validation moments
+CHECK_OFFSET = 2000  # pots: the direct-variance checks, + len(schedule name)
+PAIRS_OFFSET = 3000  # pots: the paired losses
+
+
 def _chain(p, seed: int):
-    """(transition, initial) of the chain drawn from ``fold_in(key(seed), 0)``."""
-    return th.random_chain(jax.random.fold_in(jax.random.key(seed), 0), p.vocab, p.concentration)
+    """(transition, initial) of the chain drawn from ``fold_in(key(seed), CHAIN_SALT)``."""
+    return th.random_chain(jax.random.fold_in(jax.random.key(seed), CHAIN_SALT), p.vocab, p.concentration)
 
 
 # Compiled (and so planned and size-checked before it allocates: n sequences x length tokens).

@@ -10,6 +10,7 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import param
+from sims.mdm_variance import chain as salts
 from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, N_BLOCKS, planned_theory_jits
 from theory import mdm_variance as th
 
@@ -59,7 +60,7 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
 
     Source: Sec. 3 (decomposition, ARM comparison, oracle corollary),
     ``paper_configs/mdm_variance_decomposition.yaml``. Data: :func:`theory.mdm_variance.random_chain`
-    (seed ``fold_in(key(seed), 0)``); 'learned' = the chain re-estimated by smoothed counts from
+    (seed ``fold_in(key(seed), CHAIN_SALT)``); 'learned' = the chain re-estimated by smoothed counts from
     ``p.n_fit`` samples, its exact denoiser / ARM applied to true-chain data. t ~ U[eps, 1].
 
     Returns (``m = len(METHODS)`` = 4, in the order mdm_oracle, arm_oracle, mdm_learned, arm_learned):
@@ -89,21 +90,21 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
                          f"({p.n_grad_direct}) <= n_direct ({p.n_direct}): the gradients reuse those sequences")
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
-    data = _sample(p, seed, 1, p.n_data, trans, init)
-    direct = _sample(p, seed, 2, p.n_direct, trans, init)
-    lt, li = th.estimate_chain(_sample(p, seed, 3, p.n_fit, trans, init), p.vocab)
+    data = _sample(p, seed, salts.DATA_SALT, p.n_data, trans, init)
+    direct = _sample(p, seed, salts.DIRECT_DATA_SALT, p.n_direct, trans, init)
+    lt, li = th.estimate_chain(_sample(p, seed, salts.FIT_DATA_SALT, p.n_fit, trans, init), p.vocab)
     fns = {"mdm_oracle": th.oracle_mdm_loss_fn(trans, init, p.length), "arm_oracle": th.arm_loss_fn(trans, init),
            "mdm_learned": th.oracle_mdm_loss_fn(lt, li, p.length), "arm_learned": th.arm_loss_fn(lt, li)}
     rows = {k: [] for k in ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se", "naive_B", "naive_C",
                             "naive_total", "naive_total_se", "direct_var", "direct_var_se", "direct_mean")}
-    key = jax.random.fold_in(jax.random.key(seed), 10)
+    key = jax.random.fold_in(jax.random.key(seed), salts.DECOMPOSITION_SALT)
     stats, draws = [], []
     for i, name in enumerate(METHODS):
         def piece(name=name, i=i):
             with planned_theory_jits(name):
                 d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
                                  eps=p.eps, mesh=ctx.mesh)
-                f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, 100 + i), eps=p.eps,
+                f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, salts.DIRECT_OFFSET + i), eps=p.eps,
                                        mesh=ctx.mesh)
             return {**{k: np.asarray(d[k]) for k in rows if k in d},
                     "direct_var": np.asarray(f["var"]), "direct_var_se": np.asarray(f["var_se"]),
@@ -129,12 +130,12 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     def gradient():
         nb, nd = p.n_grad // N_BLOCKS, p.n_grad_direct // N_BLOCKS
         gfns = {"mdm_oracle": th.oracle_mdm_grad_fn(trans, init, p.length), "arm_oracle": th.arm_grad_fn(trans, init)}
-        kg = jax.random.fold_in(key, 500)
+        kg = jax.random.fold_in(key, salts.GRADIENT_OFFSET)
         nested, flat = [], []
         for i, name in enumerate(GRAD_MODELS):
             x = _nested_values(gfns[name], data[:nb * N_BLOCKS], jax.random.fold_in(kg, i), p.n_t, p.n_masks,
                                p.eps, name=f"{name} gradient")
-            f = _nested_values(gfns[name], direct[:nd * N_BLOCKS], jax.random.fold_in(kg, 100 + i), 1, 1,
+            f = _nested_values(gfns[name], direct[:nd * N_BLOCKS], jax.random.fold_in(kg, salts.DIRECT_OFFSET + i), 1, 1,
                                p.eps, name=f"{name} gradient")[:, 0, 0]
             nested.append(np.stack([th.trace_nested_sums(b) for b in np.split(x, N_BLOCKS)]))
             flat.append(np.stack([th.trace_direct_sums(b) for b in np.split(f, N_BLOCKS)]))

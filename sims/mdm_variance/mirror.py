@@ -10,8 +10,13 @@ import numpy as np
 
 from sims import cli
 from sims.config import param
+from sims.mdm_variance import chain as salts
 from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
 from theory import mdm_variance as th
+
+# fold_in(key, 10 * model + pairing) keys the pair statistics (0, 1, 10, 11); the oracle's positive pairing
+# takes the next free value.
+ORACLE_PAIRS = 20
 
 # ---------------------------------------------------------------------------------------------------
 # mirror
@@ -55,12 +60,12 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     """
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
-    data = _sample(p, seed, 1, p.n_data, trans, init)
+    data = _sample(p, seed, salts.DATA_SALT, p.n_data, trans, init)
     marg = init @ th.chain_powers(trans, p.length)[:p.length]  # [L, V]
     logm = jnp.log(marg)
     cf = lambda x0, t, m: th.mdm_loss(logm[jnp.arange(p.length), x0], t, m)  # noqa: E731
     fns = {"oracle": th.oracle_mdm_loss_fn(trans, init, p.length), "context_free": cf}
-    key = jax.random.fold_in(jax.random.key(seed), 30)
+    key = jax.random.fold_in(jax.random.key(seed), salts.MIRROR_SALT)
     out: dict[str, np.ndarray] = {"t_grid": np.asarray(p.t_grid)}
     out["closed_form"] = np.asarray([th.mirror_ratio_context_free(t) for t in p.t_grid])
     out["closed_rho"] = np.asarray([th.mirror_rho_context_free(t) if t < 1 else np.nan for t in p.t_grid])
@@ -78,20 +83,20 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
 
     def positive():
         with planned_theory_jits("oracle positive"):
-            r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, 20), np.asarray(p.t_grid),
+            r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, ORACLE_PAIRS), np.asarray(p.t_grid),
                               n_masks=p.n_masks, pairing="positive", mesh=ctx.mesh)
         return {**{f"oracle_positive_{k}": np.asarray(r[k]) for k in ("ratio", "ratio_se", "rho", "rho_se")},
                 "oracle_positive_rows": _blocks(r["rows"], 1)}
 
     out.update(ctx.parts.get("oracle_positive", positive))
     pairings = ("single", "mirror", "multisample2")
-    dec_data = _sample(p, seed, 2, p.n_decomp, trans, init)
+    dec_data = _sample(p, seed, salts.DIRECT_DATA_SALT, p.n_decomp, trans, init)
 
     def dec():
         rs = []
         for pr in pairings:
             with planned_theory_jits(f"decomposition {pr}"):
-                rs.append(th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, 500), n_t=p.n_t,
+                rs.append(th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, salts.GRADIENT_OFFSET), n_t=p.n_t,
                                        n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh))
         return {**{f"dec_{k}": np.asarray([r[k] for r in rs]) for k in
                    ("A", "B", "C", "total", "A_se", "B_se", "C_se", "total_se")},

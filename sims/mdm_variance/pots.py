@@ -10,6 +10,7 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import param
+from sims.mdm_variance import chain as salts
 from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
 from theory import mdm_variance as th
 
@@ -66,9 +67,9 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     """
     seed = ctx.config.seed
     trans, init = _chain(p, seed)
-    pool = _sample(p, seed, 1, p.n_pool, trans, init)
+    pool = _sample(p, seed, salts.DATA_SALT, p.n_pool, trans, init)
     fn = th.oracle_mdm_loss_fn(trans, init, p.length)
-    key = jax.random.fold_in(jax.random.key(seed), 20)
+    key = jax.random.fold_in(jax.random.key(seed), salts.POTS_SALT)
     out: dict[str, np.ndarray] = {"eps_list": np.asarray(p.eps_list)}
     vu, vp, ve, edges_all, draws = [], [], [], [], []
     for i, eps in enumerate(p.eps_list):
@@ -104,16 +105,16 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     def check():
         eps = p.eps_list[0]
         with planned_theory_jits("check"):
-            val = th.binned_moments(fn, pool, jax.random.fold_in(key, 1000), edges, p.n_per_bin,
+            val = th.binned_moments(fn, pool, jax.random.fold_in(key, salts.VALIDATION_OFFSET), edges, p.n_per_bin,
                                     mesh=ctx.mesh)
-        xs = _sample(p, seed, 4, p.n_check, trans, init)
+        xs = _sample(p, seed, salts.CHECK_DATA_SALT, p.n_check, trans, init)
         res = {"pred_uniform": th.binned_is_variance(edges, w, val["m2"], val["g"]),
                "pred_pots": th.binned_is_variance(edges, first["probs_pots"], val["m2"], val["g"]),
                "check_moment_losses": _blocks(val["losses"], 1)}
         direct = []
         for name, sampler in (("uniform", None), ("pots", th.binned_sampler(edges, first["probs_pots"]))):
             with planned_theory_jits(f"direct {name}"):
-                d = th.direct_variance(fn, xs, jax.random.fold_in(key, 2000 + len(name)), eps=eps,
+                d = th.direct_variance(fn, xs, jax.random.fold_in(key, salts.CHECK_OFFSET + len(name)), eps=eps,
                                        t_sampler=sampler, mesh=ctx.mesh)
             res.update({f"meas_{name}": d["var"], f"meas_{name}_se": d["var_se"], f"mean_{name}": d["mean"],
                         f"mean_{name}_se": d["mean_se"]})
@@ -124,7 +125,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     out.update(ctx.parts.get("check", check))
 
     def exact():
-        xs = _sample(p, seed, 5, p.n_exact_seqs, trans, init)
+        xs = _sample(p, seed, salts.EXACT_DATA_SALT, p.n_exact_seqs, trans, init)
         pw = th.chain_powers(trans, p.length)
         one = lambda x: th.exact_mask_sums(  # noqa: E731
             lambda x0, m: th.oracle_token_logprobs(trans, init, x0, m, pw), x)
@@ -139,7 +140,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
             out.setdefault(f"exact_var_{k}", np.zeros(len(p.eps_list)))[i] = ex[f"V_{k}"]
 
     def synergy():
-        ls = _binned_pairs(fn, pool, jax.random.fold_in(key, 3000), edges, p.n_per_bin)
+        ls = _binned_pairs(fn, pool, jax.random.fold_in(key, salts.PAIRS_OFFSET), edges, p.n_per_bin)
         return {"pair_losses": _blocks(np.moveaxis(ls, 1, 0), 0)}
 
     out.update(ctx.parts.get("synergy", synergy))

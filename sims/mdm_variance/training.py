@@ -12,6 +12,7 @@ import optax
 from sims import cli, runtime
 from sims.config import param
 from sims.data import stdlib_text
+from sims.mdm_variance import chain as salts
 from sims.mdm_variance.chain import planned_theory_jits
 from sims.models import TransformerParams
 from theory import mdm_variance as th
@@ -43,6 +44,13 @@ class TrainingParams(TransformerParams):
 
 
 MASK = 256  # the mask token; bytes are 0..255
+# fold_in salts below a key, each naming the draw it keeps apart from the key's own draw (the times,
+# the first mask) and from the other salts of the same key.
+VALIDATION_MASK_SALT = 1  # validation key: the masks (its own draw: the times)
+THINNING_SALT = 1  # a sample's mask key: the thinned estimator's keep-or-drop coins
+SECOND_MASK_SALT = 2  # a sample's mask key: multisample2's second, independent mask
+INIT_SALT = 0  # a training seed's key: the initialisation
+STEPS_SALT = 1  # a training seed's key: the per-step minibatch keys, fold_in(., step)
 
 
 def _model_loss_fn(model, params) -> th.LossFn:
@@ -113,9 +121,9 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     opt = optax.chain(optax.clip_by_global_norm(1.0),
                       optax.adamw(optax.linear_schedule(p.lr, 0.0, p.steps), b1=0.9, b2=0.95, weight_decay=0.0))
     L = p.seq_len
-    vkey = jax.random.fold_in(jax.random.key(seed), 77)
+    vkey = jax.random.fold_in(jax.random.key(seed), salts.VALIDATION_SALT)
     vt = th.uniform_t(vkey, (p.val_windows, p.val_draws), p.eps)
-    vm = jax.random.uniform(jax.random.fold_in(vkey, 1), (p.val_windows, p.val_draws, L)) < vt[..., None]
+    vm = jax.random.uniform(jax.random.fold_in(vkey, VALIDATION_MASK_SALT), (p.val_windows, p.val_draws, L)) < vt[..., None]
 
     def windows(key, n):
         s = jax.random.randint(key, (n,), 0, train.shape[0] - L)
@@ -139,22 +147,22 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
         m = jax.random.uniform(km, (L,)) < t
         if method == "multisample2":
-            m2 = jax.random.uniform(jax.random.fold_in(km, 2), (L,)) < t
+            m2 = jax.random.uniform(jax.random.fold_in(km, SECOND_MASK_SALT), (L,)) < t
             return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
         if method == "thinned":
-            keep = jax.random.uniform(jax.random.fold_in(km, 1), (L,)) < 0.5
+            keep = jax.random.uniform(jax.random.fold_in(km, THINNING_SALT), (L,)) < 0.5
             return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
         return w * fn(x0, t, m)
 
     def train_runs(method, sampler, n):
         def one(i):
             k = runtime.seed_key(seed, i)
-            params = model.init(jax.random.fold_in(k, 0), jnp.zeros((1, L), jnp.int32))
+            params = model.init(jax.random.fold_in(k, INIT_SALT), jnp.zeros((1, L), jnp.int32))
             state = (params, opt.init(params))
 
             def step(st, s):
                 params, os = st
-                ks = jax.random.split(jax.random.fold_in(jax.random.fold_in(k, 1), s), p.batch)
+                ks = jax.random.split(jax.random.fold_in(jax.random.fold_in(k, STEPS_SALT), s), p.batch)
                 loss = lambda pr: jnp.mean(jax.vmap(lambda kk: estimator(pr, kk, method, sampler))(ks))  # noqa: E731
                 g = jax.grad(loss)(params)
                 upd, os = opt.update(g, os, params)
@@ -184,9 +192,9 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     std_params, std_vals = jax.tree.map(lambda a: a[:p.n_seeds], std_params), std_vals[:p.n_seeds]
     edges = th.t_bin_edges(p.eps, p.n_bins)
     fn0 = _model_loss_fn(model, p0)
-    tr_windows = windows(jax.random.fold_in(jax.random.key(seed), 88), 1024)
+    tr_windows = windows(jax.random.fold_in(jax.random.key(seed), salts.TRAIN_WINDOWS_SALT), 1024)
     with planned_theory_jits("P-POTS calibration"):
-        mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), 89), edges,
+        mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), salts.MOMENTS_SALT), edges,
                                 p.n_per_bin)
     if runtime.is_planning():  # the planner's zero draws give the density 0/0: plan with a flat one instead
         mom = {**th.binned_summary(np.ones_like(mom["losses"])), "losses": mom["losses"]}
@@ -195,12 +203,12 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     vals = {"standard": std_vals}
     for m in METHODS_TRAIN[1:]:
         vals[m] = train_runs(m, sampler, p.n_seeds)[1]
-    gkey = jax.random.fold_in(jax.random.key(seed), 99)
+    gkey = jax.random.fold_in(jax.random.key(seed), salts.GRAD_VAR_SALT)
     gv = {m: runtime.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)),
                          name=f"gradient variance {m}")(std_params, jnp.arange(p.n_seeds))
           for m in GRAD_METHODS}
     with planned_theory_jits("learned decomposition"):
-        dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), 101), n_t=4,
+        dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), salts.TRAINED_DECOMPOSITION_SALT), n_t=4,
                            n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
            **{f"{m}_val_loss": vals[m] for m in METHODS_TRAIN},

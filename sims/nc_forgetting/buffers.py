@@ -21,6 +21,11 @@ from theory import nc_forgetting as th
 # ---------------------------------------------------------------------------------------------------
 
 
+# fold_in salt of the draws that split each old class's training rows into buffer and held-out rows, kept
+# apart from the run's other draws (training.INIT_SALT, training.CLASS_ORDER_SALT, sessions 1 to 5).
+HELD_OUT_SALT = 11
+
+
 @dataclasses.dataclass(frozen=True)
 class BufferParams(CommonParams):
     """CIL with replay (concatenated) at each buffer size; statistics of the final buffer."""
@@ -54,7 +59,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     for r in evaluated(R):
         rows = _old_rows(grid, r)
         yb = data.y_train[rows]
-        key = jax.random.fold_in(runtime.seed_key(seed, specs[r]["seed"]), 11)
+        key = jax.random.fold_in(runtime.seed_key(seed, specs[r]["seed"]), HELD_OUT_SALT)
         take_b, take_h, take_h2 = [], [], []
         for c in old:
             bc = rows[yb == c]

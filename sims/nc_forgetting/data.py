@@ -43,6 +43,11 @@ class Data:
     bayes_accuracy: float = float("nan")
 
 
+# fold_in salts, each naming the draw it keeps apart from the others of the same key.
+OOD_PERMUTATION_SALT = 1  # digits: the pixel permutations of the out-of-distribution images (root seed key)
+OOD_NOISE_SALT = 1  # gaussian: the isotropic noise of the OOD points, apart from their spike part (OOD key)
+
+
 def _standardise(xtr, others):
     mu, sd = xtr.mean(axis=0), xtr.std() + 1e-12
     return ((xtr - mu) / sd).astype(np.float32), [((o - mu) / sd).astype(np.float32) for o in others]
@@ -55,7 +60,7 @@ def digits_data(test_fraction: float, seed: int) -> Data:
     d = load_digits()
     xtr, xte, ytr, yte = train_test_split(d.data.astype(np.float64), d.target, test_size=test_fraction,
                                           stratify=d.target, random_state=seed % 2**32)
-    perm_key = jax.random.fold_in(jax.random.key(seed), 1)
+    perm_key = jax.random.fold_in(jax.random.key(seed), OOD_PERMUTATION_SALT)
     perms = np.asarray(jax.vmap(lambda k: jax.random.permutation(k, 64))(jax.random.split(perm_key, len(xte))))
     ood = np.take_along_axis(xte, perms, axis=1)
     xtr, (xte, ood) = _standardise(xtr, [xte, ood])
@@ -86,7 +91,7 @@ def gaussian_data(n_train: int, n_test: int, dim: int, spike_rank: int, spike_sc
     xtr, ytr = draw(kx, n_train)
     xte, yte = draw(kt, n_test)
     ood = np.asarray(jax.random.normal(ko, (N_CLASSES * n_test, spike_rank))) @ A.T + np.asarray(
-        jax.random.normal(jax.random.fold_in(ko, 1), (N_CLASSES * n_test, dim))) * math.sqrt(0.1)
+        jax.random.normal(jax.random.fold_in(ko, OOD_NOISE_SALT), (N_CLASSES * n_test, dim))) * math.sqrt(0.1)
     xtr, (xte, ood) = _standardise(xtr, [xte, ood])
     bayes = th.bayes_accuracy_lda(means, A @ A.T + 0.1 * np.eye(dim))
     return Data("gaussian", xtr, ytr.astype(np.int32), xte, yte.astype(np.int32), ood, bayes)

@@ -19,6 +19,12 @@ from sims.nc_forgetting.data import Data, N_CLASSES, N_TASKS, SCHEDULES, SETTING
 # ---------------------------------------------------------------------------------------------------
 
 
+# fold_in salts of a run's seed key, each naming the draw it keeps apart from the others. Session s's
+# minibatches use fold_in(key, s + 1), 1 to 5 for the five sessions: the salts lie outside that range.
+INIT_SALT = 0  # the network's initialisation
+CLASS_ORDER_SALT = 7  # the per-class row orders that buffers are cut from (class_orders)
+
+
 class MLP(nn.Module):
     """ReLU MLP ``[n, 64] -> features [n, widths[-1]]`` and a linear head with bias: ``__call__`` returns
     ``(logits [n, 10], features [n, widths[-1]])``."""
@@ -95,7 +101,7 @@ def train_run(tr: Trainer, root_seed: int, run: dict, x_train, y_train, class_ta
     """
     model = MLP(tuple(tr.widths))
     key = runtime.seed_key(root_seed, run["seed"])
-    params = model.init(jax.random.fold_in(key, 0), jnp.zeros((1, x_train.shape[1]), jnp.float32))
+    params = model.init(jax.random.fold_in(key, INIT_SALT), jnp.zeros((1, x_train.shape[1]), jnp.float32))
     opt = optax.chain(optax.add_decayed_weights(tr.weight_decay), optax.sgd(tr.lr, momentum=tr.momentum))
     B = tr.batch_size
     n_rep = round(tr.replay_ratio * B)
@@ -155,7 +161,7 @@ def train_run(tr: Trainer, root_seed: int, run: dict, x_train, y_train, class_ta
 def class_orders(y_train: np.ndarray, seed: int, seed_index: int) -> list[np.ndarray]:
     """Per class, its training rows in a random order (``jax.random.key``); a buffer of ``m`` samples of
     class ``c`` is the first ``m`` rows of ``orders[c]``, so buffers are nested across sizes."""
-    key = jax.random.fold_in(runtime.seed_key(seed, seed_index), 7)
+    key = jax.random.fold_in(runtime.seed_key(seed, seed_index), CLASS_ORDER_SALT)
     out = []
     for c in range(N_CLASSES):
         rows = np.flatnonzero(y_train == c)

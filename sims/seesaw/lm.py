@@ -128,6 +128,7 @@ def _lm_functions(p: LMParams):
 
 CHUNK = 32  # training steps per compiled call
 VAL_CHUNK = 128  # validation windows evaluated at once (per seed)
+STEPS_SALT = 1  # fold_in salt of a seed's training-step keys, fold_in(., step), apart from its initialisation
 
 
 def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=None) -> dict[str, np.ndarray]:
@@ -174,7 +175,7 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
         def one(state, i):
             def step(st, inp):
                 t, lr, nseq, act = inp
-                key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(seed, i), 1), t)
+                key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(seed, i), STEPS_SALT), t)
                 return train_step(st, train, key, lr, nseq, act), None
 
             return jax.lax.scan(step, state, (start + jnp.arange(CHUNK), lr_c, nseq_c, act_c))[0]

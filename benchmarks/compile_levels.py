@@ -1,0 +1,73 @@
+"""XLA's CPU optimisation level, measured side by side: compile and run time at level 3 (XLA's default) and
+at level 0 (what ``sims.runtime.setup`` picks for a CPU-only process), for a compile-heavy function (a
+transformer's loss gradient, run once) and a run-heavy one (a long elementwise scan). The rule that
+keeps run-heavy functions at level 3 (``runtime.OPTIMIZE_FLOPS``) rests on these two rows."""
+
+from __future__ import annotations
+
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from sims import costs, models, runtime
+
+
+def _compile_and_run(fn, args, level: int) -> tuple[float, float, object]:
+    """Seconds to lower and compile ``fn`` at ``level`` (no persistent cache), seconds of one call after
+    that, and the result."""
+    jitted = jax.jit(fn, compiler_options={"xla_backend_optimization_level": level})
+    t0 = time.perf_counter()
+    compiled = jitted.lower(*args).compile()
+    t_compile = time.perf_counter() - t0
+    out = jax.block_until_ready(compiled(*args))  # first call: buffers allocated
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(compiled(*args))
+    return t_compile, time.perf_counter() - t0, out
+
+
+def _transformer_grad():
+    model = models.TransformerParams(seq_len=32, d_model=64, n_heads=4, n_layers=4).model(64, 64, causal=True)
+    tokens = jax.random.randint(jax.random.key(0), (8, 32), 0, 64)
+    params = model.init(jax.random.key(1), tokens)
+
+    def loss(p, t):
+        logits = model.apply(p, t)
+        return -jnp.mean(jax.nn.log_softmax(logits)[..., 0])
+
+    return jax.grad(loss), (params, tokens)
+
+
+def _elementwise_scan():
+    def f(x):
+        def body(c, _):
+            return jnp.tanh(c * 1.0001 + 0.1) * jnp.exp(-c * c), None
+        return jax.lax.scan(body, x, None, length=500)[0]
+
+    return f, (jnp.linspace(0.0, 1.0, 100_000),)
+
+
+def run() -> list[dict]:
+    rows = []
+    cache = jax.config.jax_enable_compilation_cache
+    jax.config.update("jax_enable_compilation_cache", False)  # time XLA itself, not a cache hit
+    try:
+        for label, (fn, args) in (("transformer loss gradient (4 layers, d=64)", _transformer_grad()),
+                                  ("elementwise scan (500 x 1e5 tanh, exp)", _elementwise_scan())):
+            flops = costs.jaxpr_cost(jax.make_jaxpr(fn)(*args).jaxpr).flops
+            c3, r3, o3 = _compile_and_run(fn, args, 3)
+            c0, r0, o0 = _compile_and_run(fn, args, 0)
+            diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
+                       for a, b in zip(jax.tree.leaves(o3), jax.tree.leaves(o0)))
+            picks = "level 3" if flops >= runtime.OPTIMIZE_FLOPS else "level 0"
+            rows.append({
+                "benchmark": "XLA CPU level 3 vs 0: compile + one call", "case": f"{label}, {flops:.2g} FLOPs",
+                "baseline": f"level 3: compile {c3:.2f} s, run {r3:.3f} s", "baseline_s": c3 + r3,
+                "ours": f"level 0: compile {c0:.2f} s, run {r0:.3f} s", "ours_s": c0 + r0,
+                "ratio": (c3 + r3) / (c0 + r0),
+                "check": f"runtime.jit picks {picks}; max |diff| {diff:.1e}",
+            })
+    finally:
+        jax.config.update("jax_enable_compilation_cache", cache)
+    return rows
