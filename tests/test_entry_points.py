@@ -40,9 +40,19 @@ def _wait_for(path_glob: Path, proc: subprocess.Popen, limit_s: float = 120.0) -
     raise AssertionError(f"no {path_glob} within {limit_s} s")
 
 
+# Restores SIGINT's default disposition, then replaces itself with ``python ARGS`` (exec keeps SIG_DFL).
+_DEFAULT_SIGINT_SHIM = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
 def _interrupt_after(cmd: list[str], piece: Path, env: dict) -> subprocess.CompletedProcess:
-    """Start ``cmd``, send SIGINT (Ctrl-C) once the resumable piece ``piece`` (a glob) is stored, and wait."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    """Start ``cmd``, send SIGINT (Ctrl-C) once the resumable piece ``piece`` (a glob) is stored, and wait.
+    ``cmd`` (a Python command line) starts as a terminal would start it, with SIGINT's default disposition:
+    a pytest-xdist worker ignores SIGINT, a child inherits that, and Python then installs no
+    KeyboardInterrupt handler (as under ``nohup``). A shim resets it and execs ``cmd``."""
+    assert cmd[0] == sys.executable, cmd
+    shim = [sys.executable, "-c", _DEFAULT_SIGINT_SHIM, *cmd[1:]]
+    proc = subprocess.Popen(shim, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
     _wait_for(piece, proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
