@@ -101,8 +101,15 @@ def plot_depth(a: dict, meta: dict):
         axes[0].set_title(f"L = {int(depths[-1])}, n = {int(n[0])}, T = {t_idx + 1}: flips at ν = "
                           f"{c['nu_scale']:g} and dropout", fontsize=9)
     else:
+        if c.get("nu_rule", "sqrt") == "sqrt" and "slif_ens" in a and n.size > 1:
+            # Theorem 1's rate at nu = 1/sqrt(n): NS ~ n^(-1/4), drawn through the sIF L = 1 point at the smallest n
+            y0 = float(a["slif_ens"][0, 0, t_idx])
+            axes[0].plot(n, y0 * (n / n[0]) ** -0.25, color="0.4", ls=(0, (6, 3)), lw=1,
+                         label="n^(-1/4) (Theorem 1), through L=1 at the smallest n")
         axes[0].set_xscale("log")
         axes[0].set_yscale("log")
+        lo, hi = axes[0].get_ylim()
+        axes[0].set_ylim(lo * 0.4, hi)  # room below the curves for the legend
         axes[0].set_xlabel("width n")
         axes[0].set_title(f"ENS vs width (T = {t_idx + 1})", fontsize=9)
     axes[1].set_xticks(depths)
@@ -115,6 +122,8 @@ def plot_depth(a: dict, meta: dict):
         ax.set_ylabel("ENS at ν = 1/√n" if rule == "sqrt" else "ENS at ν' = 1/(√n ln n)" if rule == "sqrt_log"
                       else f"ENS at ν = {c['nu_scale']:g}")
         ax.legend(fontsize=7)
+    if n.size > 1:
+        axes[0].legend(fontsize=6, loc="lower left", ncol=2)
     k_out = int(a["n_out"]) if "n_out" in a else 2
     kind_of = "binary" if k_out == 2 else f"{k_out}-class"
     fig.suptitle(f"Random {kind_of} classifiers: sIF solid, IF dashed; θ = {c['theta']}, β = {c['beta']}, "

@@ -40,6 +40,7 @@ def plot_pots(a: dict, meta: dict):
     ax1.plot(a["exact_t"], a["exact_g"], "k--", lw=1)
     ax1.set_xscale("log")
     ax1.set_xlabel("t")
+    ax1.set_ylabel("per-sequence loss moment (nats)")
     ax1.legend(fontsize=8)
     ax1.set_title("conditional moments (oracle MDM)", fontsize=9)
     ax2.stairs(a["density_pots"], e, label="P-POTS p* (bins)")
@@ -55,15 +56,15 @@ def plot_pots(a: dict, meta: dict):
     ax3.plot(eps, a["exact_var_optimal"] / a["exact_var_uniform"], "k-", label="P-POTS / uniform (exact in t)")
     ax3.plot(eps, a["exact_var_paper"] / a["exact_var_uniform"], "x", color="C3", ms=8,
              label="paper's sqrt(g² + v_within) / uniform (exact)")
-    ax3.plot(eps, a["var_pots"] / a["var_uniform"], "o", label="P-POTS / uniform (48 bins, bin draws)")
+    ax3.plot(eps, a["var_pots"] / a["var_uniform"], "o", label=f"P-POTS / uniform ({len(e) - 1} bins, bin draws)")
     ax3.plot(eps, a["var_epr"] / a["var_uniform"], "s--", label="EPR / uniform (bins)")
     ax3.set_xscale("log")
     ax3.set_xlabel("eps (t >= eps)")
     ax3.set_ylabel("variance ratio")
     ax3.legend(fontsize=8)
-    ax3.set_title(f"direct draws eps={eps[0]:g}: P-POTS bins {float(a['meas_pots']):.3f}±"
-                  f"{float(a['meas_pots_se']):.3f}, uniform {float(a['meas_uniform']):.3f}±"
-                  f"{float(a['meas_uniform_se']):.3f}", fontsize=9)
+    ax3.set_title(f"loss-estimate variance / uniform's; direct draws, eps={eps[0]:g}:\n"
+                  f"P-POTS {float(a['meas_pots']):.3f} ± {float(a['meas_pots_se']):.3f}, uniform "
+                  f"{float(a['meas_uniform']):.3f} ± {float(a['meas_uniform_se']):.3f} (± SE)", fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -112,7 +112,7 @@ def plot_coverage(a: dict, meta: dict):
     bx.set_xlabel("sampled comparisons N")
     bx.set_ylabel(f"share of {a['angle_deg'].shape[0]} draws")
     bx.legend(fontsize=7)
-    bx.set_title("P(fit in the cone) -> 1", fontsize=9)
+    bx.set_title("share of fits outside the cone -> 0 (that is, P(fit in the cone) -> 1)", fontsize=9)
     al = a["alphas"]
     cx.plot(al, a["dose_pair_margin"], "C0-", label="cos(theta, unanimous difference x3)")
     cx.plot(al, a["dose_cone_margin"], "C1-", label="cone margin (< 0: outside the cone)")
@@ -129,6 +129,7 @@ def plot_coverage(a: dict, meta: dict):
     cx.set_xscale("symlog", linthresh=0.01)
     cx.set_xlim(0, 1)
     cx.set_xlabel("share alpha of uniform coverage mixed in")
+    cx.set_ylabel("cosine or cone margin of the fitted reward")
     cx.legend(fontsize=7, loc="lower right")
     cx.set_title(f"dose-response (BTL, p={float(a['dose_p'])}, s={float(a['dose_s'])})", fontsize=9)
     fig.suptitle(f"H&K Thm 5.1 (uniform coverage restores PO): {a['angle_deg'].shape[0]} seeds per N",
