@@ -83,7 +83,9 @@ def plot_pruning(a: dict, meta: dict):
     ax2.set_xlabel("step")
     ax2.set_ylabel("cut-off sub-networks kappa (mean over seeds)")
     ax2.set_title("exact zeros only", fontsize=9)
-    ax2.legend(fontsize=7)
+    lo, hi = ax2.get_ylim()
+    ax2.set_ylim(lo, lo + 1.6 * (hi - lo))  # room above the curves for the legend
+    ax2.legend(fontsize=6, loc="upper left")
     ax3.set_xscale("log")
     ax3.set_yscale("log")
     ax3.axhline(1e-2, color="k", ls=":", lw=1)

@@ -43,6 +43,8 @@ def plot_ge_instance(a: dict, meta: dict):
     ax.set_xlim(-1.3, 2.6)
     ax.set_ylim(-0.6, 1.7)
     ax.set_aspect("equal")
+    ax.set_xlabel("feature 1")
+    ax.set_ylabel("feature 2")
     ax.legend(fontsize=7, loc="lower right")
     ax.set_title("candidates, voters (arrows), level lines of each fitted reward", fontsize=9)
     # Zoom on the Pareto pair.
@@ -66,6 +68,8 @@ def plot_ge_instance(a: dict, meta: dict):
     zx.set_xlim(cx - span, cx + span)
     zx.set_ylim(cy - span, cy + span)
     zx.set_aspect("equal")
+    zx.set_xlabel("feature 1")
+    zx.set_ylabel("feature 2")
     zx.legend(fontsize=7, loc="lower left")
     h = a["hinge_inf_exact"]
     zx.set_title(f"zoom: level lines through {names[pb]}; arrows point to higher reward\n"
