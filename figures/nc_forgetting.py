@@ -107,7 +107,7 @@ def _plot_ufm_rank(ax, a: dict) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("index i (vertical lines: n(K − 1) + 1/2)")
     ax.set_ylabel("singular value σ_i of the features")
-    ax.set_title("UFM, every task trained (Sec. 3.2): rank n(K − 1) per-task heads vs nK − 1 single head",
+    ax.set_title("UFM, every task trained (Sec. 3.2):\nrank n(K − 1) per-task heads vs nK − 1 single head",
                  fontsize=8)
     ax.legend(fontsize=5.5, ncol=1)
 
@@ -135,7 +135,7 @@ def plot_subspace(a: dict, meta: dict):
     ax.set_yscale("log")
     ax.set_xlabel("GD step t")
     ax.set_ylabel("max over inputs |perp_t / (perp_0 (1 − ηλ)^t) − 1|")
-    ax.set_title(f"Linear-feature model (T1/T2): decay law perp_t = perp_0 (1 − ηλ)^t, 1 − ηλ = {ups:g}",
+    ax.set_title(f"Linear-feature model (T1/T2): decay law\nperp_t = perp_0 (1 − ηλ)^t, 1 − ηλ = {ups:g}",
                  fontsize=8)
     ax.legend(fontsize=7)
     P = list(a["buffer_percents"])
