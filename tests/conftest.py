@@ -125,3 +125,9 @@ def statement_outcomes(prelude: str, stmts: list[str], timeout: float = 20) -> l
     proc.wait(timeout=60)
     assert proc.returncode == 0, proc.stderr.read()[-3000:]
     return out
+
+
+def outcomes_by_statement(prelude: str, stmts: list[str], timeout: float = 20) -> dict[str, str]:
+    """:func:`statement_outcomes` keyed by statement: ``{stmt: outcome}``, every statement in one interpreter
+    (one start-up for a whole parametrized table; each statement must print at most its outcome line)."""
+    return dict(zip(stmts, statement_outcomes(prelude, stmts, timeout), strict=True))

@@ -13,7 +13,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 import sympy as sp
-from conftest import statement_outcomes
+from conftest import outcomes_by_statement, statement_outcomes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,8 +116,7 @@ _LIMITS = [
 @pytest.fixture(scope="module")
 def limit_outcomes():
     """Each statement of ``_LIMITS`` -> its outcome, all run in one interpreter (one start-up, not 13)."""
-    stmts = [s for s, _ in _LIMITS]
-    return dict(zip(stmts, _outcomes(stmts), strict=True))
+    return outcomes_by_statement(_PRELUDE, [s for s, _ in _LIMITS])
 
 
 @pytest.mark.parametrize("stmt, limit", _LIMITS)

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import statement_outcomes
+from conftest import outcomes_by_statement, statement_outcomes
 
 from claims import ledger
 from theory import relu_dag as R
@@ -393,8 +393,7 @@ _LIMITS = [
 @pytest.fixture(scope="module")
 def limit_outcomes():
     """Each statement of ``_LIMITS`` -> its outcome, all run in one interpreter (one start-up, not 5)."""
-    stmts = [s for s, _ in _LIMITS]
-    return dict(zip(stmts, _outcomes(stmts), strict=True))
+    return outcomes_by_statement(_PRELUDE, [s for s, _ in _LIMITS])
 
 
 @pytest.mark.parametrize("stmt, limit", _LIMITS)
