@@ -167,12 +167,12 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 
 
 # Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function at XLA's full
-# optimisation (level 3) rather than at CPU_OPT_FLAG's level 0. Measured side by side on the 2-core
-# machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.04 to 2 s faster and
-# runs it 0.2 s (matrix products) to 5 s (elementwise tanh/exp) per 1e9 FLOPs slower. A wrong level 3
-# costs at most that compile difference; a wrong level 0 can run a long loop ten times slower. So the
-# bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a tuned
-# optimum. A while loop (trip count unknown) also counts as heavy. The FLOPs are those of the call's global
+# optimisation (level 3) rather than at CPU_OPT_FLAG's level 0. Measured side by side on the idle 2-core
+# machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.02 to 0.5 s faster and
+# runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs
+# slower. A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten
+# times slower. So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a
+# safe side, not a tuned optimum. A while loop (trip count unknown) also counts as heavy. The FLOPs are those of the call's global
 # shapes, so a seed batch padded to another device count could cross the bar and round differently: only
 # for a function within a padding's few percent of 1e8 FLOPs.
 OPTIMIZE_FLOPS = 1e8
