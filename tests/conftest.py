@@ -5,7 +5,10 @@ a tiny simulation module ``sims.toy`` (no compilation, counts its runs) so that 
 be tested in milliseconds; ``toy_ctx`` builds the :class:`sims.cli.Context` an experiment receives.
 """
 
+import contextlib
 import dataclasses
+import importlib
+import io
 import os
 import queue
 import subprocess
@@ -131,3 +134,21 @@ def outcomes_by_statement(prelude: str, stmts: list[str], timeout: float = 20) -
     """:func:`statement_outcomes` keyed by statement: ``{stmt: outcome}``, every statement in one interpreter
     (one start-up for a whole parametrized table; each statement must print at most its outcome line)."""
     return dict(zip(stmts, statement_outcomes(prelude, stmts, timeout), strict=True))
+
+
+_MAINS = {"sims": "sims.__main__", "figures": "figures.__main__", "figures.build": "figures.build",
+          "claims": "claims.__main__"}
+
+
+def run_main(module: str, *argv: str) -> subprocess.CompletedProcess:
+    """``python -m MODULE ARGV`` through the module's ``main`` in this process, without an interpreter
+    start-up (those are tested in test_entry_points.py): a ``CompletedProcess`` with the exit status and
+    what was printed. MODULE: sims, figures, figures.build or claims."""
+    main = importlib.import_module(_MAINS[module]).main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as e:  # argparse's own refusals
+            code = e.code
+    return subprocess.CompletedProcess([module, *argv], code, out.getvalue(), err.getvalue())

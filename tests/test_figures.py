@@ -3,9 +3,6 @@ on the cheapest paper config (social_choice_ge_instance, under a second) copied 
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
 import os
 import shutil
 import subprocess
@@ -15,6 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
+from conftest import run_main
 from figures import build
 from sims import cli, results
 
@@ -71,22 +69,10 @@ def test_python_m_sims_lists_and_refuses_in_one_line():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and f"did you mean '{NAME}'" in r.stderr
 
 
-_MAINS = {"sims": "sims.__main__", "figures": "figures.__main__", "figures.build": "figures.build"}
-
-
 def _run(*args):
-    """``python -m MODULE ARGV`` (``args = ("-m", MODULE, *ARGV)``) through the module's ``main`` in this
-    process, without an interpreter start-up (those are tested in test_entry_points.py): a
-    ``CompletedProcess`` with the exit status and what was printed."""
+    """``python -m MODULE ARGV`` for ``args = ("-m", MODULE, *ARGV)``, in this process (conftest.run_main)."""
     assert args[0] == "-m", args
-    main = importlib.import_module(_MAINS[args[1]]).main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args[2:]))
-        except SystemExit as e:  # argparse's own refusals
-            code = e.code
-    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+    return run_main(*args[1:])
 
 
 def test_build_refuses_an_unknown_paper_in_one_line():

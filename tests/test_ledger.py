@@ -11,8 +11,8 @@ import pytest
 
 import numpy as np
 
-from claims import __main__ as claims_main
 from claims import ledger
+from conftest import run_main
 
 REPO = Path(__file__).resolve().parent.parent
 HOLDS, FAILS, UNDECIDED = (ledger.Decision("t", v) for v in ("holds", "fails", "inconclusive"))
@@ -89,26 +89,25 @@ def test_no_claims_module_decides_a_verdict_itself():
             assert hits == [], (f.name, hits[:3])
 
 
-def _cli(capsys, *argv):
-    """``python -m claims ARGV`` in this process (the same ``main``, without an interpreter start-up):
-    ``(exit status, stdout, stderr)``. Pipes and the working folder are tested in subprocesses below."""
-    code = claims_main.main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def _cli(*argv):
+    """``python -m claims ARGV`` in this process (conftest.run_main): ``(exit status, stdout, stderr)``.
+    Pipes and the working folder are tested in subprocesses below."""
+    r = run_main("claims", *argv)
+    return r.returncode, r.stdout, r.stderr
 
 
-def test_cli_list_and_unknown_claim(capsys):
-    code, out, _ = _cli(capsys, "list", "--paper", "seesaw")
+def test_cli_list_and_unknown_claim():
+    code, out, _ = _cli("list", "--paper", "seesaw")
     assert code == 0 and "seesaw.nsgd_equivalence" in out
-    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.nope")
+    code, _, err = _cli("verify", "--claim", "seesaw.nope")
     assert code == 2 and "unknown claim" in err
-    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_count")
+    code, _, err = _cli("verify", "--claim", "seesaw.paper_step_count")
     assert code == 2 and "did you mean 'seesaw.paper_step_counts'?" in err
 
 
-def test_cli_verify_writes_reports(tmp_path, capsys):
+def test_cli_verify_writes_reports(tmp_path):
     js, md = tmp_path / "c.json", tmp_path / "c.md"
-    code, out, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_counts", "--json", str(js),
+    code, out, err = _cli("verify", "--claim", "seesaw.paper_step_counts", "--json", str(js),
                           "--markdown", str(md))
     assert code == 0, out + err
     rows = json.loads(js.read_text())
@@ -128,15 +127,15 @@ def test_expected_verdict_may_differ_by_scale():
         ledger.claim("p.z", source="s", statement="x", expected={"quick": "inconclusive", "paper": "holds"})
 
 
-def test_cli_selection_matching_no_claim_exits_2(capsys):
-    code, _, err = _cli(capsys, "verify", "--claim", "seesaw.paper_step_counts", "--paper", "relu_dag")
+def test_cli_selection_matching_no_claim_exits_2():
+    code, _, err = _cli("verify", "--claim", "seesaw.paper_step_counts", "--paper", "relu_dag")
     assert code == 2 and "no claim matches" in err and "Traceback" not in err
 
 
-def test_cli_checks_report_paths_before_running_any_claim(tmp_path, capsys):
+def test_cli_checks_report_paths_before_running_any_claim(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    code, out, err = _cli(capsys, "verify", "--paper", "seesaw", "--json", str(blocker / "c.json"))
+    code, out, err = _cli("verify", "--paper", "seesaw", "--json", str(blocker / "c.json"))
     assert code == 2 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 and str(blocker) in err
     assert "seesaw." not in out  # no claim ran

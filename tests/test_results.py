@@ -13,9 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from claims import __main__ as claims_main
 from claims import ledger
-from figures import __main__ as figures_main
+from conftest import run_main
 from sims import cli, results
 
 REPO = results.REPO
@@ -263,7 +262,7 @@ def test_code_hash_covers_sim_theory_and_runtime_not_claims():
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo", "folder"])
-def test_atomic_write_refuses_to_replace_links_devices_and_folders(tmp_path, kind, capsys):
+def test_atomic_write_refuses_to_replace_links_devices_and_folders(tmp_path, kind):
     """The rename of an atomic write would replace a link or a device node (``/dev/stdout``) with a file."""
     target, path = tmp_path / "target", tmp_path / "report.json"
     target.write_text("keep")
@@ -276,9 +275,8 @@ def test_atomic_write_refuses_to_replace_links_devices_and_folders(tmp_path, kin
     with pytest.raises(results.ResultError, match="not a regular file"):
         results.write_atomic(path, b"{}")
     assert target.read_text() == "keep" and (path.is_symlink() or not path.is_file())
-    code = claims_main.main(["verify", "--claim", "seesaw.paper_step_counts", "--json", str(path)])
-    err = capsys.readouterr().err
-    assert code == 2 and "not a regular file" in err and "Traceback" not in err
+    r = run_main("claims", "verify", "--claim", "seesaw.paper_step_counts", "--json", str(path))
+    assert r.returncode == 2 and "not a regular file" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_code_hash_covers_every_file_of_a_sim_package(tmp_path, monkeypatch):
@@ -303,14 +301,13 @@ def test_code_hash_covers_every_file_of_a_sim_package(tmp_path, monkeypatch):
     (["claims", "verify", "--claim", "seesaw.paper_step_counts", "--json", ""], "--json needs a file path"),
     (["claims", "verify", "--claim", "seesaw.paper_step_counts", "--markdown", ""], "--markdown needs a file"),
 ])
-def test_paths_outside_or_empty_are_one_line_refusals(argv, says, tmp_path, monkeypatch, capsys):
+def test_paths_outside_or_empty_are_one_line_refusals(argv, says, tmp_path, monkeypatch):
     """A figure name with a path in it never reads or writes outside results/ and figures/out/; an empty
     path is refused, not silently ignored or resolved to the current folder. The entry point's ``main`` runs
     in this process, from another folder (its interpreter start-up is tested in test_entry_points.py)."""
     monkeypatch.chdir(tmp_path)
-    code = {"figures": figures_main, "claims": claims_main}[argv[0]].main(argv[1:])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and says in err, err[-500:]
+    r = run_main(*argv)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr[-500:]
     assert list(tmp_path.iterdir()) == []  # nothing written where it was run
 
 
