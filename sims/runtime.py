@@ -17,6 +17,7 @@ writes results and figures (:func:`is_writer`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
@@ -260,6 +261,43 @@ def is_planning() -> bool:
     """True while :class:`planning` is active (a simulation may then skip pure-Python work whose
     result the plan does not need, e.g. a convergence check on the zeros the planner returns)."""
     return _PLANNER["record"] is not None
+
+
+class _PlannedClosure(Plannable):
+    """A theory closure's ``jax.jit`` as a Plannable; a Python number argument (a chunk index) goes to the
+    planner as a 0-d array, so that every chunk is one signature (one plan stage), as it is one trace."""
+
+    def __call__(self, *args, **kwargs):
+        args = tuple(np.asarray(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else a
+                     for a in args)
+        return super().__call__(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def planned_theory_jits(label: str = ""):
+    """While :class:`planning` is active, the ``jax.jit`` calls that theory functions make when called
+    (theory/ imports no sims code, so its compiled closures, e.g. those of
+    :func:`theory.mdm_variance.nested_losses`, are plain ``jax.jit``) make :class:`Plannable` functions,
+    so that ``python -m sims plan`` costs them instead of running them, as it does :func:`jit`'s.
+    Functions compiled at import time are untouched. Outside planning it does nothing, so a normal run is
+    unchanged. ``label`` prefixes their names in the plan (``"label: qualname"``). Not reentrant."""
+    if not is_planning():
+        yield
+        return
+    plain = jax.jit
+
+    def planned_jit(fn=None, **kwargs):
+        if fn is None:
+            return functools.partial(planned_jit, **kwargs)
+        cls = Plannable if kwargs else _PlannedClosure  # static arguments stay Python values
+        name = getattr(fn, "__qualname__", "jit")
+        return cls(plain(fn, **kwargs), f"{label}: {name}" if label else name)
+
+    jax.jit = planned_jit
+    try:
+        yield
+    finally:
+        jax.jit = plain
 
 
 def is_writer() -> bool:

@@ -88,6 +88,27 @@ def test_planning_counts_calls_runs_nothing_and_returns_zero_outputs():
     assert np.allclose(step(np.ones((M, K), np.float32), w), np.tanh(2.0 * K))
 
 
+def _theory_style(x, w, chunk):
+    """A theory function that compiles a closure with plain ``jax.jit`` when called (theory/ cannot use
+    runtime.jit), and calls it with a Python int, as theory.mdm_variance's chunked estimators do."""
+    return jax.jit(lambda a, b, i: jnp.tanh(a @ b) * i)(x, w, chunk)
+
+
+def test_planned_theory_jits_plans_a_theory_closure_and_leaves_a_normal_run_alone():
+    x, w = np.ones((M, K), np.float32), np.full((K, K), 2.0, np.float32)
+    rec = plan.Recorder()
+    with runtime.planning(rec):
+        with runtime.planned_theory_jits("chunks"):
+            outs = [_theory_style(x, w, i) for i in (1, 2, 3)]
+        assert jax.jit is not None and not isinstance(jax.jit(lambda a: a), runtime.Plannable)  # restored
+    (stage,) = rec.stages.values()  # three Python ints, one signature: one stage of three calls
+    assert stage.name.startswith("chunks: ") and stage.calls == 3
+    assert stage.cost.flops_f32 >= 2 * M * K * K
+    assert all(isinstance(o, np.ndarray) and not o.any() for o in outs)  # planned, not run
+    with runtime.planned_theory_jits("chunks"):  # not planning: the closure runs
+        assert np.allclose(_theory_style(x, w, 3), 3 * np.tanh(2.0 * K))
+
+
 def test_map_seeds_is_planned_under_its_function_name():
     def per_seed(key, v):
         return jax.random.normal(key, (K,)) @ v

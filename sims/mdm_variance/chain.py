@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 
 import jax
 import numpy as np
@@ -80,41 +78,3 @@ def _blocks(x, axis: int = 0) -> np.ndarray:
     g = min(N_BLOCKS, x.shape[0])
     x = x[:x.shape[0] - x.shape[0] % g].reshape(g, -1, *x.shape[1:])
     return np.moveaxis(x, 1, axis + 1)
-
-
-class _PlannedClosure(runtime.Plannable):
-    """A theory closure's ``jax.jit`` as a Plannable; a Python number argument (a chunk index) goes to the
-    planner as a 0-d array, so that every chunk is one signature (one plan stage), as it is one trace."""
-
-    def __call__(self, *args, **kwargs):
-        args = tuple(np.asarray(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else a
-                     for a in args)
-        return super().__call__(*args, **kwargs)
-
-
-@contextlib.contextmanager
-def planned_theory_jits(label: str = ""):
-    """While the paper-scale planner runs (:func:`sims.runtime.is_planning`), the ``jax.jit`` calls that
-    theory functions make when called (the compiled closures of :func:`theory.mdm_variance.nested_losses`,
-    :func:`~theory.mdm_variance.pair_stats`, :func:`~theory.mdm_variance.binned_moments`) make
-    :class:`sims.runtime.Plannable` functions, so that ``python -m sims plan`` costs them instead of running
-    them; functions compiled at import time are untouched. Outside planning it does nothing, so a normal
-    run is unchanged. ``label`` prefixes their names in the plan (one stage per label: closures of different
-    loss functions at equal shapes are planned apart)."""
-    if not runtime.is_planning():
-        yield
-        return
-    plain = jax.jit
-
-    def planned_jit(fn=None, **kwargs):
-        if fn is None:
-            return functools.partial(planned_jit, **kwargs)
-        cls = runtime.Plannable if kwargs else _PlannedClosure  # static arguments stay Python values
-        name = getattr(fn, "__qualname__", "jit")
-        return cls(plain(fn, **kwargs), f"{label}: {name}" if label else name)
-
-    jax.jit = planned_jit
-    try:
-        yield
-    finally:
-        jax.jit = plain

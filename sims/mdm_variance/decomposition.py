@@ -11,7 +11,7 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.mdm_variance import chain as salts
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, N_BLOCKS, planned_theory_jits
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, N_BLOCKS
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
     stats, draws = [], []
     for i, name in enumerate(METHODS):
         def piece(name=name, i=i):
-            with planned_theory_jits(name):
+            with runtime.planned_theory_jits(name):
                 d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,
                                  eps=p.eps, mesh=ctx.mesh)
                 f = th.direct_variance(fns[name], direct, jax.random.fold_in(key, salts.DIRECT_OFFSET + i), eps=p.eps,

@@ -8,10 +8,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sims import cli
+from sims import cli, runtime
 from sims.config import param
 from sims.mdm_variance import chain as salts
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams
 from theory import mdm_variance as th
 
 # fold_in(key, 10 * model + pairing) keys the pair statistics (0, 1, 10, 11); the oracle's positive pairing
@@ -72,7 +72,7 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     for mi, model in enumerate(PAIR_MODELS):
         for pi, pair in enumerate(("mirror", "multisample2")):
             def piece(model=model, pair=pair, mi=mi, pi=pi):
-                with planned_theory_jits(f"{model} {pair}"):
+                with runtime.planned_theory_jits(f"{model} {pair}"):
                     r = th.pair_stats(fns[model], data, jax.random.fold_in(key, 10 * mi + pi),
                                       np.asarray(p.t_grid), n_masks=p.n_masks, pairing=pair, mesh=ctx.mesh)
                 return {k: np.asarray(v) for k, v in r.items()}
@@ -82,7 +82,7 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
             out[f"{model}_{pair}_rows"] = _blocks(r["rows"], 1)
 
     def positive():
-        with planned_theory_jits("oracle positive"):
+        with runtime.planned_theory_jits("oracle positive"):
             r = th.pair_stats(fns["oracle"], data, jax.random.fold_in(key, ORACLE_PAIRS), np.asarray(p.t_grid),
                               n_masks=p.n_masks, pairing="positive", mesh=ctx.mesh)
         return {**{f"oracle_positive_{k}": np.asarray(r[k]) for k in ("ratio", "ratio_se", "rho", "rho_se")},
@@ -95,7 +95,7 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     def dec():
         rs = []
         for pr in pairings:
-            with planned_theory_jits(f"decomposition {pr}"):
+            with runtime.planned_theory_jits(f"decomposition {pr}"):
                 rs.append(th.decompose(fns["oracle"], dec_data, jax.random.fold_in(key, salts.GRADIENT_OFFSET), n_t=p.n_t,
                                        n_masks=p.n_decomp_masks, eps=p.eps, pairing=pr, mesh=ctx.mesh))
         return {**{f"dec_{k}": np.asarray([r[k] for r in rs]) for k in

@@ -11,7 +11,7 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.mdm_variance import chain as salts
-from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams, planned_theory_jits
+from sims.mdm_variance.chain import _blocks, _chain, _sample, ChainParams
 from theory import mdm_variance as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     for i, eps in enumerate(p.eps_list):
         def piece(eps=eps, i=i):
             edges = th.t_bin_edges(eps, p.n_bins)
-            with planned_theory_jits(f"eps{i}"):
+            with runtime.planned_theory_jits(f"eps{i}"):
                 mom = th.binned_moments(fn, pool, jax.random.fold_in(key, i), edges, p.n_per_bin,
                                         mesh=ctx.mesh)
             if runtime.is_planning():  # the planner's zero draws give the density 0/0: fit a flat one instead
@@ -104,7 +104,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
 
     def check():
         eps = p.eps_list[0]
-        with planned_theory_jits("check"):
+        with runtime.planned_theory_jits("check"):
             val = th.binned_moments(fn, pool, jax.random.fold_in(key, salts.VALIDATION_OFFSET), edges, p.n_per_bin,
                                     mesh=ctx.mesh)
         xs = _sample(p, seed, salts.CHECK_DATA_SALT, p.n_check, trans, init)
@@ -113,7 +113,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
                "check_moment_losses": _blocks(val["losses"], 1)}
         direct = []
         for name, sampler in (("uniform", None), ("pots", th.binned_sampler(edges, first["probs_pots"]))):
-            with planned_theory_jits(f"direct {name}"):
+            with runtime.planned_theory_jits(f"direct {name}"):
                 d = th.direct_variance(fn, xs, jax.random.fold_in(key, salts.CHECK_OFFSET + len(name)), eps=eps,
                                        t_sampler=sampler, mesh=ctx.mesh)
             res.update({f"meas_{name}": d["var"], f"meas_{name}_se": d["var_se"], f"mean_{name}": d["mean"],

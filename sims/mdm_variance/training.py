@@ -13,7 +13,6 @@ from sims import cli, runtime
 from sims.config import param
 from sims.data import stdlib_text
 from sims.mdm_variance import chain as salts
-from sims.mdm_variance.chain import planned_theory_jits
 from sims.models import TransformerParams
 from theory import mdm_variance as th
 
@@ -193,7 +192,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     edges = th.t_bin_edges(p.eps, p.n_bins)
     fn0 = _model_loss_fn(model, p0)
     tr_windows = windows(jax.random.fold_in(jax.random.key(seed), salts.TRAIN_WINDOWS_SALT), 1024)
-    with planned_theory_jits("P-POTS calibration"):
+    with runtime.planned_theory_jits("P-POTS calibration"):
         mom = th.binned_moments(fn0, tr_windows, jax.random.fold_in(jax.random.key(seed), salts.MOMENTS_SALT), edges,
                                 p.n_per_bin)
     if runtime.is_planning():  # the planner's zero draws give the density 0/0: plan with a flat one instead
@@ -207,7 +206,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     gv = {m: runtime.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)),
                          name=f"gradient variance {m}")(std_params, jnp.arange(p.n_seeds))
           for m in GRAD_METHODS}
-    with planned_theory_jits("learned decomposition"):
+    with runtime.planned_theory_jits("learned decomposition"):
         dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), salts.TRAINED_DECOMPOSITION_SALT), n_t=4,
                            n_masks=4, eps=p.eps)
     out = {"methods": np.asarray(METHODS_TRAIN), "steps": np.linspace(0, p.steps, p.n_evals + 1).astype(int),
