@@ -178,3 +178,34 @@ def test_majority_disagreement_exact_share():
         want = _disagreement_exact(theta, V, w)
         assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w)) == pytest.approx(want, abs=5e-4)
     assert _disagreement_exact((1.0, 0.4), V, w) > 0.05  # not the trivial 0
+
+
+def test_majority_disagreement_is_the_midpoint_rule_on_a_coarse_grid():
+    """At a coarse grid the rule itself shows: n_angles = 8 puts directions at phi = (k + 1/2) 22.5 degrees,
+    counted here one by one in degrees (a loop, not the module's vectorised form). For theta = (1, -0.3) a
+    grid shifted by half a cell (phi = k 22.5 degrees, endpoints instead of midpoints) counts 4 of 8
+    directions instead of 5 (an error of 1/8, far above rounding). A shift by a whole cell is not a bug:
+    the disagreement is the same at x and -x, and such a grid is the same directions up to sign."""
+    V = [(1.0, 0.2), (0.3, 2.0), (-1.5, 1.0)]
+    w = [0.5, 0.3, 0.2]
+    n = 8
+    for theta in ((1.0, 0.4), (0.2, 1.0), (1.0, -0.3), (-0.3, 1.0)):
+        differ = 0
+        for k in range(n):
+            deg = (k + 0.5) * 180.0 / n
+            x = (math.cos(math.radians(deg)), math.sin(math.radians(deg)))
+            maj = sum(wi * np.sign(v[0] * x[0] + v[1] * x[1]) for v, wi in zip(V, w))
+            differ += np.sign(theta[0] * x[0] + theta[1] * x[1]) != np.sign(maj)
+        assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w), n_angles=n) == differ / n
+    # the documented default grid (20000 midpoints), counted the same way: the count is an exact integer
+    theta, n = (1.0, -0.3), 20000
+    differ = 0
+    for k in range(n):
+        x = (math.cos((k + 0.5) * math.pi / n), math.sin((k + 0.5) * math.pi / n))
+        maj = sum(wi * np.sign(v[0] * x[0] + v[1] * x[1]) for v, wi in zip(V, w))
+        differ += np.sign(theta[0] * x[0] + theta[1] * x[1]) != np.sign(maj)
+    assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w)) * n == differ
+    with pytest.raises(ValueError, match="d = 2"):  # a 3-vector theta against planar voters
+        sc.majority_disagreement(np.ones(3), np.array(V), np.array(w))
+    with pytest.raises(ValueError, match="d = 2"):
+        sc.majority_disagreement(np.ones(3), np.ones((2, 3)), np.array([0.5, 0.5]))

@@ -47,8 +47,9 @@ BRIDGE_CONSTANT = 2.0 / (1.0 - math.exp(-2.0))  # 2.3130..., O'Donnell Prop. 3.3
 # ---------------------------------------------------------------------------------------------------
 
 
-def _as_table(table, *, boolean: bool, name: str = "table") -> tuple[np.ndarray, int]:
-    """``table`` as a float64 array ``[..., 2^n]`` and ``n``.
+def as_table(table, *, boolean: bool, name: str = "table") -> tuple[np.ndarray, int]:
+    """``table`` as a float64 array ``[..., 2^n]`` and ``n``: the check every function here applies to a
+    table (with ``boolean``, values in {-1, 1}).
 
     Raises:
       TypeError: not numeric (strings, objects, complex).
@@ -93,14 +94,16 @@ def _check_boolean_values(values, name: str) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _popcount(n: int) -> np.ndarray:
+def subset_sizes(n: int) -> np.ndarray:
     """``|S|`` for every subset bitmask ``S < 2^n`` (int32 ``[2^n]``)."""
     return np.bitwise_count(np.arange(2**n, dtype=np.uint64)).astype(np.int32)
 
 
 @functools.partial(jax.jit, static_argnums=1)
-def _fwht(a: jax.Array, n: int) -> jax.Array:
-    # One butterfly per coordinate: entries k with bit i = 0 and 1 become (a0 + a1, a0 - a1).
+def fwht(a: jax.Array, n: int) -> jax.Array:
+    """The compiled transform behind :func:`walsh_hadamard`, on an already checked float array ``a``
+    ``[..., 2^n]`` (:func:`as_table`): returns ``[..., 2^n]``, entry ``S`` = ``fhat(S)``. ``n`` is static.
+    One butterfly per coordinate: entries k with bit i = 0 and 1 become (a0 + a1, a0 - a1); then / 2^n."""
     batch = a.shape[:-1]
     for i in range(n):
         a = a.reshape(batch + (2 ** (n - 1 - i), 2, 2**i))
@@ -110,7 +113,9 @@ def _fwht(a: jax.Array, n: int) -> jax.Array:
 
 
 @functools.partial(jax.jit, static_argnums=1)
-def _levels(coeffs: jax.Array, n: int, pop: jax.Array) -> jax.Array:
+def level_sums(coeffs: jax.Array, n: int, pop: jax.Array) -> jax.Array:
+    """``[..., n + 1]``: the squares of ``coeffs`` ``[..., 2^n]`` summed by level, ``pop`` ``[2^n]`` the
+    level of each subset (:func:`subset_sizes`); the compiled step of :func:`level_weights`."""
     batch = coeffs.shape[:-1]
     return jnp.zeros(batch + (n + 1,), coeffs.dtype).at[..., pop].add(coeffs * coeffs)
 
@@ -129,14 +134,14 @@ def walsh_hadamard(table) -> np.ndarray:
       TypeError: a non-numeric table. ValueError: the length is not a power of two, or a non-finite value.
     Source: O'Donnell, Analysis of Boolean Functions, Thm 1.1 / Prop. 1.8 (the Fourier expansion).
     """
-    a, n = _as_table(table, boolean=False)
+    a, n = as_table(table, boolean=False)
     with float64():
-        return np.asarray(_fwht(jnp.asarray(a), n))
+        return np.asarray(fwht(jnp.asarray(a), n))
 
 
 def _level_weights_of(a: np.ndarray, n: int) -> np.ndarray:
     with float64():
-        return np.asarray(_levels(_fwht(jnp.asarray(a), n), n, jnp.asarray(_popcount(n))))
+        return np.asarray(level_sums(fwht(jnp.asarray(a), n), n, jnp.asarray(subset_sizes(n))))
 
 
 def level_weights(table) -> np.ndarray:
@@ -150,7 +155,7 @@ def level_weights(table) -> np.ndarray:
       TypeError, ValueError: as :func:`walsh_hadamard`.
     Source: O'Donnell Def. 1.27 (Fourier weight at degree k).
     """
-    a, n = _as_table(table, boolean=False)
+    a, n = as_table(table, boolean=False)
     return _level_weights_of(a, n)
 
 
@@ -200,7 +205,7 @@ def noise_stability(table, rho):
       TypeError, ValueError: a bad table (as :func:`walsh_hadamard`), ``rho`` outside [-1, 1] or not finite.
     Source: O'Donnell Def. 2.40 and Thm 2.49.
     """
-    a, n = _as_table(table, boolean=False)
+    a, n = as_table(table, boolean=False)
     r, scalar = _param(rho, "rho", -1.0, 1.0)
     return _apply(_level_weights_of(a, n), _stability_factor(n, r), scalar and a.ndim == 1)
 
@@ -220,7 +225,7 @@ def noise_sensitivity(table, delta):
         ``delta`` outside [0, 1] or not finite.
     Source: O'Donnell Def. 2.42 and Prop. 2.51; the paper's Eq. for NS_nu (Araya et al., ICLR 2026, §2).
     """
-    a, n = _as_table(table, boolean=True)
+    a, n = as_table(table, boolean=True)
     d, scalar = _param(delta, "delta", 0.0, 1.0)
     return _apply(_level_weights_of(a, n), _sensitivity_factor(n, d), scalar and a.ndim == 1)
 
@@ -237,7 +242,7 @@ def total_influence(table):
       TypeError, ValueError: as :func:`walsh_hadamard`.
     Source: O'Donnell Def. 2.27 and Thm 2.38.
     """
-    a, n = _as_table(table, boolean=False)
+    a, n = as_table(table, boolean=False)
     out = _level_weights_of(a, n) @ np.arange(n + 1, dtype=np.float64)
     return float(out) if a.ndim == 1 else out
 
@@ -317,7 +322,7 @@ def majority(n) -> np.ndarray:
     n = _check_n(n)
     if n % 2 == 0:
         raise ValueError(f"majority needs an odd n (no ties), got {n}")
-    return np.where(_popcount(n) < n / 2, 1.0, -1.0)
+    return np.where(subset_sizes(n) < n / 2, 1.0, -1.0)
 
 
 def random_function(key: jax.Array, n) -> np.ndarray:

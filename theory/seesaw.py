@@ -41,7 +41,10 @@ MAX_PHASES = 10**5  # phases of a phase schedule
 # ---------------------------------------------------------------------------------------------------
 
 
-def _check_schedule(eigs, m0, lrs, batch_sizes):
+def check_schedule(eigs, m0, lrs, batch_sizes):
+    """The checked inputs of :func:`expected_risk` as float64: ``eigs`` ``[d]`` (finite, > 0), ``m0`` ``[d]``
+    (a scalar broadcast; finite, >= 0), ``lrs`` and ``batch_sizes`` ``[steps]`` (finite; lrs >= 0, batch
+    sizes > 0). Raises ValueError naming the first input that fails."""
     eigs, m0 = np.asarray(eigs, np.float64), np.asarray(m0, np.float64)
     lrs, bs = np.asarray(lrs, np.float64), np.asarray(batch_sizes, np.float64)
     if eigs.ndim != 1 or eigs.size == 0 or not np.all(np.isfinite(eigs) & (eigs > 0)):
@@ -75,7 +78,10 @@ def grad_second_moment(eigs, m, noise_var, batch_size):
             + jnp.sum(eigs) / batch_size * (jnp.sum(eigs * m) + noise_var))
 
 
-def _recursion(eigs, m0, noise_var, lrs, bs, normalized):
+def risk_recursion(eigs, m0, noise_var, lrs, bs, normalized):
+    """The exact second-moment recursion of :func:`expected_risk` on checked inputs (:func:`check_schedule`):
+    returns risks ``[steps + 1]`` and the step sizes taken ``[steps]``. JAX-traceable, not compiled here
+    (``expected_risk`` compiles it; ``normalized`` must then be static)."""
     def step(m, lr_b):
         lr, b = lr_b
         if normalized:  # a zero gradient (m = 0, no noise) takes no step
@@ -89,7 +95,7 @@ def _recursion(eigs, m0, noise_var, lrs, bs, normalized):
     return jnp.concatenate([jnp.array([0.5 * jnp.sum(eigs * m0)]), risks]), eff
 
 
-_recursion_jit = jax.jit(_recursion, static_argnames="normalized")
+_recursion_jit = jax.jit(risk_recursion, static_argnames="normalized")
 
 
 def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, return_lrs=False):
@@ -111,7 +117,7 @@ def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, re
     Computed in float64 (:func:`theory.numerics.float64`), whatever the process-wide setting.
     Source: the diagonal second-moment recursion of arXiv 2506.15535 used by Seesaw's Theorem 1.
     """
-    eigs, m0, lrs, bs = _check_schedule(eigs, m0, lrs, batch_sizes)
+    eigs, m0, lrs, bs = check_schedule(eigs, m0, lrs, batch_sizes)
     noise_var = check_real(noise_var, "noise_var", ge=0)
     with numerics.float64():  # float64 here whatever the process-wide setting
         risk, eff = _recursion_jit(eigs, m0, noise_var, lrs, bs, bool(normalized))

@@ -18,48 +18,34 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.lif_snn.neuron import _check_kinds, KindName
-from sims.lif_snn.training import digits_data, parity_placeholder, train_network, TrainingParams
+from sims.lif_snn.training import digits_data, NetworkTraining, parity_placeholder, train_network, TrainingParams
 
 TaskName = Literal["digits2", "digits10"]
 
 
 @dataclasses.dataclass(frozen=True)
-class AccuracyParams:
-    """Surrogate-gradient training at several label-noise levels (same seeds): accuracy and NS drop."""
+class AccuracyParams(NetworkTraining):
+    """Surrogate-gradient training at several label-noise levels (same seeds): accuracy and NS drop. The
+    data, network, optimiser and NS settings are :class:`~sims.lif_snn.training.NetworkTraining`'s."""
 
     task: TaskName = param("digits10", doc="the data task (ten classes: the paper's MNIST/CIFAR-10 setting)")
     kind: KindName = param("slif")
     label_noise: tuple[float, ...] = param((0.0, 0.1, 0.2), ge=0, le=1,
                                            doc="rates at which training labels are replaced by random classes")
-    digit_pair: tuple[int, ...] = param((3, 8), ge=0, le=9, doc="the two classes of digits2")
-    binarize_at: int = param(8, ge=1, le=16, doc="pixel (0..16) >= this is +1, else -1")
-    test_fraction: float = param(0.3, gt=0, lt=1)
-    parity_n: int = param(16, ge=1, doc="input dimension of the parity control (inputs uniform on {-1,1}^n)")
-    parity_bits: int = param(3, ge=1, doc="parity target: product of the first k input bits")
-    hidden: int = param(64, ge=1)
-    depth: int = param(3, ge=1, doc="layers including the output layer")
-    T: int = param(5, ge=1, le=64)
-    theta: float = param(0.5, gt=0)
-    beta: float = param(1.0, ge=0, le=1)
-    steps: int = param(300, ge=1, smoke=20)
-    batch: int = param(256, ge=1)
-    lr: float = param(0.03, gt=0)
-    logit_scale: float = param(1.0, gt=0, doc="softmax logits = logit_scale * spike counts")
     n_seeds: int = param(16, ge=2, le=runtime.MAX_SEEDS)
     nus: tuple[float, ...] = param((0.0625, 0.125, 0.25), gt=0, le=0.5)
-    ns_pairs: int = param(1024, ge=1, doc="(x, y) pairs per nu for each NS estimate", smoke=1024)
 
     def __post_init__(self):
+        super().__post_init__()
         _check_kinds((self.kind,))
         if len(self.label_noise) < 2 or len(set(self.label_noise)) != len(self.label_noise):
             raise ValueError(f"label_noise needs at least two distinct levels, got {self.label_noise}")
-        self.training()  # the remaining checks (digit_pair, parity_bits) are the training experiment's
 
     def training(self) -> TrainingParams:
         """The :class:`~sims.lif_snn.training.TrainingParams` of one training run at these settings."""
-        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(TrainingParams) if hasattr(self, f.name)}
-        return TrainingParams(**{**shared, "tasks": (self.task, "parity"), "kinds": (self.kind,),
-                                 "parity_kinds": (self.kind,), "log_every": 1})
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(NetworkTraining)}
+        return TrainingParams(**shared, n_seeds=self.n_seeds, nus=self.nus, tasks=(self.task, "parity"),
+                              kinds=(self.kind,), parity_kinds=(self.kind,), log_every=1)
 
 
 def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:

@@ -140,8 +140,8 @@ def _check_kinds(kinds) -> None:
 
 # theory.boolean's two compiled steps of the level weights, the same functions under runtime.jit (so that the
 # paper-scale plan counts the transforms of 2^20-entry tables as compiled work, not host work).
-_fwht = runtime.jit(boolean._fwht.__wrapped__, static_argnums=1, name="walsh_hadamard")
-_levels = runtime.jit(boolean._levels.__wrapped__, static_argnums=1, name="level_weights")
+_fwht = runtime.jit(boolean.fwht.__wrapped__, static_argnums=1, name="walsh_hadamard")
+_levels = runtime.jit(boolean.level_sums.__wrapped__, static_argnums=1, name="level_weights")
 
 
 def level_weights(table) -> np.ndarray:
@@ -156,10 +156,10 @@ def level_weights(table) -> np.ndarray:
         shape = np.shape(table)
         a, n = np.broadcast_to(np.float64(0), shape), shape[-1].bit_length() - 1
     else:
-        a, n = boolean._as_table(table, boolean=False)
+        a, n = boolean.as_table(table, boolean=False)
         a = jnp.asarray(a)
     with float64():
-        return np.asarray(_levels(_fwht(a, n), n, jnp.asarray(boolean._popcount(n))))
+        return np.asarray(_levels(_fwht(a, n), n, jnp.asarray(boolean.subset_sizes(n))))
 
 
 def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, post=None) -> dict:

@@ -41,7 +41,7 @@ NSGD_MEMBERS = tuple(th.NSGD_LINE) + ((1 / th.SQRT2, 2.0), (1.0, 2.0))
 
 # The compiled recursion of theory.seesaw.expected_risk as a runtime.jit (a Plannable: `python -m sims plan`
 # costs it instead of running it; a normal run calls the same function, so results are unchanged).
-_recursion = runtime.jit(th._recursion_jit.__wrapped__, static_argnames="normalized", name="expected_risk")
+_recursion = runtime.jit(th.risk_recursion, static_argnames="normalized", name="expected_risk")
 
 
 def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, return_lrs=False):
@@ -51,7 +51,7 @@ def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, re
     Returns ``[steps + 1]`` float64 risks (and the ``[steps]`` effective rates when ``return_lrs``).
     Raises ValueError / TypeError as :func:`theory.seesaw.expected_risk`.
     """
-    eigs, m0, lrs, bs = th._check_schedule(eigs, m0, lrs, batch_sizes)
+    eigs, m0, lrs, bs = th.check_schedule(eigs, m0, lrs, batch_sizes)
     noise_var = check_real(noise_var, "noise_var", ge=0)
     with numerics.float64():
         risk, eff = _recursion(eigs, m0, noise_var, lrs, bs, bool(normalized))

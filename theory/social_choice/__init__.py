@@ -49,7 +49,6 @@ from theory.social_choice.axioms import (
 from theory.social_choice.coverage import (
     CoverageFit,
     DoseProblem,
-    angle_to_cone,
     arc_rows,
     asymptotic_angle_constant,
     btl_uniform_closed_form,
@@ -85,7 +84,7 @@ from theory.social_choice.norm_budget import (
     unconstrained_ray,
     unit_norm_fit,
 )
-from theory.social_choice.identities import btl_core_identity, btl_core_theta1, core_gradient, core_loss
+from theory.social_choice.identities import btl_core_identity, btl_core_theta1, core_loss
 from theory.social_choice.instances import (
     D3_VOTERS,
     D3_WEIGHTS,
@@ -157,7 +156,6 @@ __all__ = [
     "Rows",
     "SMOOTH_LOSSES",
     "angle_deg",
-    "angle_to_cone",
     "arc_rows",
     "asymptotic_angle_constant",
     "btl_core_identity",
@@ -171,7 +169,6 @@ __all__ = [
     "comparison_rows",
     "cone_coordinates",
     "copeland_scores",
-    "core_gradient",
     "core_loss",
     "coverage_rows",
     "d2loss",

@@ -482,11 +482,6 @@ def asymptotic_angle_constant(voters, weights=None, *, loss: str = "btl", n_mc: 
     return {"c_rad": c_rad, "c_deg": math.degrees(c_rad), "theta": th, "cov": C}
 
 
-def angle_to_cone(theta, voters) -> float:
-    """Signed cone margin of theta (see :class:`axioms.ConeTest`): > 0 inside, < 0 outside."""
-    return cone_coordinates(theta, voters).margin
-
-
 def voters_from_angles(angles_deg) -> np.ndarray:
     """``[k, 2]`` unit voters at the given angles (degrees)."""
     a = np.radians(np.asarray(angles_deg, np.float64))

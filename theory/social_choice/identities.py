@@ -73,11 +73,3 @@ def btl_core_theta1(p, digits: int = 50) -> sp.Float:
         raise ValueError(f"need 1/2 < p < 1, got {p}")
     t = sp.Symbol("t", positive=True)
     return sp.nsolve(sp.tanh(t / 2) + sp.tanh(t) - 2 * (2 * p - 1), t, 0.5, prec=digits)
-
-
-def core_gradient(theta1, theta2, p, loss: str = "btl", digits: int = 50) -> tuple[sp.Float, sp.Float]:
-    """The exact core-loss gradient evaluated at a point to ``digits`` digits."""
-    L = core_loss(loss, sp.nsimplify(p))
-    sub = {T1: sp.nsimplify(theta1) if not isinstance(theta1, sp.Float) else theta1,
-           T2: sp.nsimplify(theta2) if not isinstance(theta2, sp.Float) else theta2}
-    return (sp.diff(L, T1).evalf(digits, subs=sub), sp.diff(L, T2).evalf(digits, subs=sub))
