@@ -1,0 +1,27 @@
+"""``make mutate``'s scoring (tests/mutation.py): which survivors count, read off mutmut's names and diffs."""
+
+from tests import mutation
+
+
+def test_function_of_reads_mutmuts_names_for_functions_and_methods():
+    assert mutation.function_of("theory.seesaw.x_expected_risk__mutmut_3") == "theory.seesaw.expected_risk"
+    assert mutation.function_of("theory.a.xǁModelǁfit__mutmut_12") == "theory.a.Model.fit"
+
+
+def test_a_survivor_on_an_argument_check_or_an_error_message_is_not_scored():
+    label = '-    V = as_points(voters, "voters")\n+    V = as_points(voters, "XXvotersXX")'
+    check = "-    n = check_int(n, \"n\", ge=0)\n+    n = check_int(n, \"n\", ge=1)"
+    message = '-        raise ValueError("bad")\n+        raise ValueError("XXbadXX")'
+    assert mutation.is_excluded(label) and mutation.is_excluded(check) and mutation.is_excluded(message)
+    # a line that computes is scored, even when it also names a check in a comment or a string
+    compute = "-    phi = (np.arange(n) + 0.5) * np.pi / n\n+    phi = (np.arange(n) - 0.5) * np.pi / n"
+    assert not mutation.is_excluded(compute)
+    assert not mutation.is_excluded('-    y = f(x, "validate(")\n+    y = f(x, "XXvalidate(XX")')
+    assert not mutation.is_excluded("")
+
+
+def test_an_equivalent_is_matched_by_function_and_mutated_line_not_by_number():
+    eq = [{"function": "theory.s.f", "mutated": "a = b - 1", "reason": "r"}]
+    assert mutation.is_listed("theory.s.x_f__mutmut_7", "-a = b + 1\n+a = b - 1", eq)
+    assert not mutation.is_listed("theory.s.x_g__mutmut_7", "-a = b + 1\n+a = b - 1", eq)  # another function
+    assert not mutation.is_listed("theory.s.x_f__mutmut_7", "-a = b + 1\n+a = b * 1", eq)  # another mutation
