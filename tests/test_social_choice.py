@@ -419,6 +419,16 @@ def test_majority_top_raise_and_lower_candidate():
     # r(2) < 0 < r(1), r(3), e.g. (1, -0.1)... and 1 > 3 > 0 > 2 is linear too
     v = sc.raise_candidate(X, V[0], 0)
     assert v is not None and sc.ranking_of(X, v) == (1, 3, 0, 2)
+    v = sc.lower_candidate(X, V[0], 2)  # second to last moved down: the same swap
+    assert v is not None and sc.ranking_of(X, v) == (1, 3, 0, 2)
+    assert sc.lower_candidate(X, V[0], 0) is None  # already last
+    # voter (1, 1) scores (1, 0.5) and (0.5, 1) alike (1.5 each, exact in binary): no strict ranking to
+    # move a candidate in, whichever candidate is moved
+    tied = np.array([[0.0, 0.0], [1.0, 0.5], [0.5, 1.0], [0.75, 0.25]])
+    for move in (sc.raise_candidate, sc.lower_candidate):
+        for c in range(4):
+            with pytest.raises(ValueError, match="ties"):
+                move(tied, [1.0, 1.0], c)
 
 
 def test_theorem41_layout_shape_and_pareto_pair():

@@ -352,6 +352,18 @@ def voter_top(candidates, voter) -> int:
     return int(top[0])
 
 
+def _strict_order(candidates, voter) -> tuple[np.ndarray, list[int]]:
+    """``(X, order)``: the checked candidates and the voter's ranking, best first (exact signs).
+    Raises ValueError when the voter ties two candidates. With no ties candidate a beats exactly
+    ``n - 1 - rank(a)`` others, so sorting by that count is the ranking (the counts are distinct)."""
+    X, V, _ = validate(candidates, np.asarray(voter, np.float64).reshape(1, -1))
+    S = _sign_matrix(X, V)[:, :, 0]
+    off = ~np.eye(X.shape[0], dtype=bool)
+    if np.any((S == 0) & off):
+        raise ValueError("the voter ties two candidates")
+    return X, [int(i) for i in np.argsort(-(S > 0).sum(1))]
+
+
 def raise_candidate(candidates, voter, c: int) -> np.ndarray | None:
     """A voter vector whose ranking is the given voter's with candidate ``c`` moved up one position (an
     adjacent swap with the candidate just above it, the other candidates' order kept), or None when no
@@ -361,12 +373,7 @@ def raise_candidate(candidates, voter, c: int) -> np.ndarray | None:
     Args: candidates ``[n, d]``; voter ``[d]``; c: candidate index.
     Raises: ValueError: a tie in the voter's ranking, or the usual bad-input errors.
     """
-    X, V, _ = validate(candidates, np.asarray(voter, np.float64).reshape(1, -1))
-    S = _sign_matrix(X, V)[:, :, 0]
-    off = ~np.eye(X.shape[0], dtype=bool)
-    if np.any((S == 0) & off):
-        raise ValueError("the voter ties two candidates")
-    order = [int(i) for i in np.argsort(-(S > 0).sum(1), kind="stable")]
+    X, order = _strict_order(candidates, voter)
     pos = order.index(int(c))
     if pos == 0:
         return None
@@ -375,10 +382,9 @@ def raise_candidate(candidates, voter, c: int) -> np.ndarray | None:
 
 
 def lower_candidate(candidates, voter, c: int) -> np.ndarray | None:
-    """As :func:`raise_candidate`, with ``c`` moved down one position (None when it is last)."""
-    X, V, _ = validate(candidates, np.asarray(voter, np.float64).reshape(1, -1))
-    S = _sign_matrix(X, V)[:, :, 0]
-    order = [int(i) for i in np.argsort(-(S > 0).sum(1), kind="stable")]
+    """As :func:`raise_candidate`, with ``c`` moved down one position (None when it is last): the candidate
+    just below ``c`` raised. Raises as :func:`raise_candidate`."""
+    X, order = _strict_order(candidates, voter)
     pos = order.index(int(c))
     if pos == len(order) - 1:
         return None
