@@ -472,9 +472,26 @@ def test_pmc_gaps_majority_loss_and_ordinary_loss_on_ge():
     assert glob == 0 and len(gaps) == 15 and min(gp for *_, gp in gaps) > 0  # 6 candidates, one ranking
 
 
+def test_norm_budget_instance_is_the_example_and_refuses_outside_it():
+    """Hollender & Kraiczy's example typed in: a = (1, 0), b = (0, 0), c = (-delta, delta), one voter
+    v = (eps, 1) of weight 1; the voter ranks c above b only for eps < 1 (<v, c - b> = delta (1 - eps)),
+    and the example needs eps, delta > 0: each bound refused on its edge."""
+    for eps, delta in ((0.1, 0.05), (0.3, 0.2)):
+        X, V, w = sc.norm_budget_instance(eps, delta)
+        np.testing.assert_array_equal(X, [[1.0, 0.0], [0.0, 0.0], [-delta, delta]])
+        np.testing.assert_array_equal(V, [[eps, 1.0]])
+        np.testing.assert_array_equal(w, [1.0])
+    X, V, w = sc.norm_budget_instance()
+    np.testing.assert_array_equal(V, [[0.1, 1.0]])  # the defaults are the example's eps and delta
+    np.testing.assert_array_equal(X[2], [-0.05, 0.05])
+    for eps, delta in ((0.0, 0.05), (1.0, 0.05), (1.5, 0.05), (-0.1, 0.05), (0.1, 0.0), (0.1, -0.05)):
+        with pytest.raises(ValueError, match="0 < eps < 1"):
+            sc.norm_budget_instance(eps, delta)
+
+
 def test_norm_budget_example_numbers():
-    """The brief's numbers: 1.403 deg, theta = (0.99970, 0.02448), r(c) = -0.0488 < r(b) = 0; L2 penalties
-    1, 0.1, 0.01 still rank b above c."""
+    """Our computation of the example (not printed in the paper): 1.403 deg, theta = (0.99970, 0.02448),
+    r(c) = -0.0488 < r(b) = 0; L2 penalties 1, 0.1, 0.01 still rank b above c."""
     f = sc.unit_norm_fit(0.1, 0.05)
     assert f.angle_deg == pytest.approx(1.403, abs=5e-4)
     np.testing.assert_allclose(f.theta, [0.99970, 0.02448], atol=5e-6)

@@ -102,7 +102,6 @@ __all__ = [
     "pair_index",
     "pair_rows",
     "pd_above",
-    "rewards",
     "separating_direction",
     "spd_solve",
     "to_fraction",
@@ -269,17 +268,6 @@ def fit_reward(candidates, voters, weights=None, *, loss: str = "btl", degree: i
         degree, no vote cast, or separable data where BTL/exp has no finite optimum.
     """
     return fit_reward_certified(candidates, voters, weights, loss=loss, degree=degree).theta
-
-
-def rewards(candidates, theta, degree: int = 1) -> np.ndarray:
-    """``[n]`` rewards ``<theta, phi(x_c)>`` of each candidate."""
-    X = as_points(candidates, "candidates")
-    th = np.asarray(theta, np.float64)
-    F = lift(X, degree)
-    if F.shape[1] != th.shape[0]:
-        raise ValueError(f"theta has {th.shape[0]} entries but degree {degree} in dimension {X.shape[1]} "
-                         f"has {F.shape[1]} features")
-    return F @ th
 
 
 def loss_value(rows: Rows, theta, loss: str) -> float:
