@@ -502,6 +502,31 @@ def test_norm_budget_example_numbers():
     assert v @ [-0.05, 0.05] > 0 and L < math.log(2)
 
 
+def _example_loss(theta, delta):
+    """The example's BTL loss written out: the voter's three pairs a > c, a > b, c > b, weight 1 each."""
+    a, b, c = np.array([1.0, 0.0]), np.zeros(2), np.array([-delta, delta])
+    return sum(np.logaddexp(0.0, -(theta @ (x - y))) for x, y in ((a, c), (a, b), (c, b)))
+
+
+def test_norm_budget_fits_against_a_direct_minimisation_at_other_settings():
+    """unit_norm_fit and penalised_fit against scipy minimising the loss written out (Nelder-Mead on the
+    angle or on theta, no gradient), at delta = 0.2 and eps = 0.5 as well as the example's: the fits must
+    use the delta asked for and the loss's true gradient (a gradient off by a constant factor moves the
+    penalised optimum by far more than 1e-6)."""
+    from scipy.optimize import minimize  # noqa: PLC0415 - only this test uses it
+
+    for eps, delta in ((0.1, 0.05), (0.5, 0.2)):
+        f = sc.unit_norm_fit(eps, delta)
+        res = minimize(lambda p: _example_loss(np.array([math.cos(p[0]), math.sin(p[0])]), delta),
+                       [0.0], method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-15})
+        assert f.angle_deg == pytest.approx(math.degrees(res.x[0]), abs=1e-5)
+        for lam in (1.0, 0.1):
+            want = minimize(lambda t: _example_loss(t, delta) + lam * t @ t, [0.5, 0.0], method="Nelder-Mead",
+                            options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 20000}).x
+            np.testing.assert_allclose(sc.penalised_fit(lam, eps, delta), want, atol=1e-6)
+    assert sc.unit_norm_fit().angle_deg == sc.unit_norm_fit(0.1, 0.05).angle_deg  # the example's defaults
+
+
 def test_c_star_is_never_first_and_the_c1_profiles_by_hand():
     """sum(theta) / 5 < max |theta_i| for theta != 0 (a plain loop over random theta), the Farkas multipliers
     9/5 and 1/5, and the eight profiles' defining facts recomputed with Fractions in a loop."""
