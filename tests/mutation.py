@@ -34,7 +34,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import yaml
+from statsmodels.stats.proportion import proportion_confint
 
 from claims import ledger
 
@@ -67,6 +69,9 @@ NOT_MUTATED = [r"^\s*raise\s", r"^\s*(\w+\s*(,\s*\w+\s*)*=\s*)?(_?check_\w+|as_p
 PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.special", "sympy", "flint", "statsmodels.api",
            "jax", "jax.numpy", "optax", "flax", "networkx", "sklearn", "matplotlib", "yaml", "hypothesis",
            "filelock", "tqdm", "pytest", "theory", "sims.runtime", "sims.cli", "claims.ledger"]
+# The mutant a --sample run names to make mutmut generate every mutant and collect coverage: theory/numerics.py
+# is mutated in every paper's run, and check_limit's first mutant always exists.
+FIRST_MUTANT = "theory.numerics.x_check_limit__mutmut_1"
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 MEMORY_LIMIT = 12 << 30  # bytes of address space per mutmut process (see _limit_memory)
 
@@ -179,18 +184,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("paper", help=f"one of {', '.join(papers)}")
     ap.add_argument("--report-only", action="store_true", help="score the last run again, running nothing")
     ap.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--sample", type=int, default=0, metavar="K",
+                    help="run a uniform random sample of K mutants (score with a 95%% interval) instead of all")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sample")
     args = ap.parse_args(argv)
     if args.paper not in papers:
         print(f"make mutate: PAPER must be one of {', '.join(papers)}; got {args.paper!r}", file=sys.stderr)
         return 2
     work = ROOT / "build" / "mutate" / args.paper
+    sample_file = work / "sample.json"
     if not args.report_only:
         prepare(args.paper, work)
         env = dict(os.environ, PBE_PROGRESS="0", JAX_PLATFORMS="cpu")
-        r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
-                           cwd=work, env=env, check=False, preexec_fn=_limit_memory)
-        if r.returncode not in (0, 1):
-            print(f"make mutate: mutmut exited with {r.returncode} (see its output above)", file=sys.stderr)
+
+        def mutmut_run(*names: str) -> int:
+            r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children),
+                                *names], cwd=work, env=env, check=False, preexec_fn=_limit_memory)
+            if r.returncode not in (0, 1):
+                print(f"make mutate: mutmut exited with {r.returncode} (see its output above)", file=sys.stderr)
+            return r.returncode
+
+        if args.sample:
+            # Generate every mutant and the test coverage (mutmut runs one named mutant to get there), then
+            # run a uniform sample of all of them: an unbiased estimate of the score, where a run stopped
+            # early is biased (mutmut runs the mutants with the fastest tests first).
+            if mutmut_run(FIRST_MUTANT) not in (0, 1):
+                return 1
+            names = sorted(n for area in collect(args.paper, work).values() for n in area)
+            rng = np.random.default_rng(args.seed)
+            picked = sorted(rng.choice(names, size=min(args.sample, len(names)), replace=False).tolist())
+            sample_file.write_text(json.dumps({"seed": args.seed, "of": len(names), "names": picked}))
+            if mutmut_run(*picked) not in (0, 1):
+                return 1
+        elif mutmut_run() not in (0, 1):
             return 1
     elif not (work / "mutants").exists():
         print(f"make mutate: no previous run in {work.relative_to(ROOT)}", file=sys.stderr)
@@ -198,6 +224,12 @@ def main(argv: list[str] | None = None) -> int:
 
     equivalents = load_equivalents(args.paper)
     status = collect(args.paper, work)
+    sample = json.loads(sample_file.read_text()) if sample_file.exists() else None
+    if sample:  # score the sampled mutants only (the one run to generate them is not part of the sample)
+        keep = set(sample["names"])
+        status = {a: {n: st for n, st in by.items() if n in keep} for a, by in status.items()}
+        print(f"\nuniform sample of {len(keep)} of the {sample['of']} mutants (seed {sample['seed']}); "
+              "95% Wilson intervals (statsmodels)")
     ok = True
     print(f"\nmutation score, {args.paper} (mutmut; target {TARGET:.0%} of non-equivalent mutants killed)")
     used = set()
@@ -218,7 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         killed = len(by_name) - len(survivors)
         score = killed / scored if scored else 1.0
         ok &= score >= TARGET and not unchecked
-        print(f"  {area}: {killed}/{scored} killed ({score:.1%}); {len(by_name)} mutants, "
+        interval = ""
+        if sample and scored:
+            lo, hi = proportion_confint(killed, scored, alpha=0.05, method="wilson")
+            interval = f", 95% interval {lo:.1%} to {hi:.1%}"
+        print(f"  {area}: {killed}/{scored} killed ({score:.1%}{interval}); {len(by_name)} mutants, "
               f"{len(equiv)} equivalent (tests/mutation_equivalents.yaml)"
               + (f"; INCOMPLETE: {len(unchecked)} not checked (run interrupted)" if unchecked else ""))
         for n in survivors:

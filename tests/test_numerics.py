@@ -339,6 +339,8 @@ def test_check_limit():
         nx.check_limit(12_345_678, 1000, "MAX_N", "x")
     with pytest.raises(ValueError, match=r"^x is 1\.5e\+20, above the limit MAX_N = 1,000$"):  # a float count
         nx.check_limit(1.5e20, 1000, "MAX_N", "x")
+    with pytest.raises(ValueError, match=r"^x is 1\.235e\+04, above"):  # 4 significant digits, not 12,345.678
+        nx.check_limit(12345.678, 1000, "MAX_N", "x")
 
 
 def test_check_prime_against_sympy():
