@@ -19,6 +19,10 @@ Equivalent mutants (no input can tell them from the original) are listed with th
 ``tests/mutation_equivalents.yaml``, keyed by paper, function and mutated line (not by mutmut's mutant
 number, which shifts with every edit); a listing that matches no survivor is reported as stale.
 
+``--sample K`` (``make mutate PAPER=p SAMPLE=K``) runs a seeded uniform sample of K of all the mutants and
+scores it with a 95% Wilson interval: a complete run can take many hours, and a stopped one is biased
+(mutmut runs the mutants with the fastest tests first).
+
 Exit status: 0 when every area reaches the target, 1 when one does not, 2 on bad usage.
 """
 
