@@ -166,11 +166,20 @@ def is_listed(mutant: str, diff: str, equivalents: list[dict]) -> bool:
     return any(e["function"] == function_of(mutant) and e["mutated"].strip() in added for e in equivalents)
 
 
+def _without_strings(line: str) -> str:
+    return re.sub(r"\"[^\"]*\"|'[^']*'", '""', line)
+
+
 def is_excluded(diff: str) -> bool:
-    """Whether the mutated line is one that :data:`NOT_MUTATED` leaves alone (a run made before a pattern
-    was added generated mutants there)."""
+    """Whether a mutant is one the policy does not score: its mutated line is one that :data:`NOT_MUTATED`
+    leaves alone (a run made before a pattern was added generated mutants there), or it changes only a
+    string passed on a line that calls a ``check_*`` function (the name the check's error message gives)."""
     removed = [ln[1:] for ln in diff.splitlines() if ln.startswith("-")]
-    return bool(removed) and all(any(re.search(p, ln) for p in NOT_MUTATED) for ln in removed)
+    added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")]
+    if removed and all(any(re.search(p, ln) for p in NOT_MUTATED) for ln in removed):
+        return True
+    return (bool(removed) and len(removed) == len(added) and all("check_" in ln for ln in removed)
+            and [_without_strings(ln) for ln in removed] == [_without_strings(ln) for ln in added])
 
 
 def _limit_memory() -> None:

@@ -27,6 +27,10 @@ def test_markov_logprob_matches_hand_computation(chain):
     expected = math.log(ini[0]) + sum(math.log(tr[a, b]) for a, b in zip(x[:-1], x[1:]))
     assert th.markov_oracle_logprob(trans, init, x) == pytest.approx(expected, rel=1e-14)
     assert float(th.chain_logprob(trans, init, jnp.asarray(x))) == pytest.approx(expected, rel=1e-14)
+    # a batch [B, L]: one log-probability per sequence (the sum runs along each sequence only)
+    xs = np.array([x, x[::-1], [2, 2, 0, 3, 1]])
+    want = [math.log(ini[r[0]]) + sum(math.log(tr[a, b]) for a, b in zip(r[:-1], r[1:])) for r in xs]
+    np.testing.assert_allclose(np.asarray(th.chain_logprob(trans, init, jnp.asarray(xs))), want, rtol=1e-14)
 
 
 def test_oracle_denoiser_equals_brute_force_posterior(chain):
@@ -149,6 +153,21 @@ def test_mirror_context_free_monte_carlo_matches_closed_form():
     np.testing.assert_array_equal(again["ratio"], r["ratio"])
 
 
+def test_pair_stats_rows_obey_the_variance_of_a_mean_identity():
+    """Per row, Var((l1 + l2) / 2) = (Var l1 + Var l2 + 2 Cov(l1, l2)) / 4 exactly when all three use the
+    same ddof: the pair-mean variance (computed by the module as a variance of means) equals
+    A_single / 2 + cov / 2 (computed from the two variances and the covariance) to rounding, for every
+    pairing and mask-dependent losses. A one-mask variance or the covariance over another count than
+    n_masks - 1 (a relative error >= 1/15 at n_masks = 16) breaks it."""
+    w = jnp.linspace(0.3, 1.7, 10)
+    loss = lambda x0, t, m: jnp.sum(jnp.where(m, w * (1.0 + x0), 0.0)) / t  # noqa: E731 - depends on the mask
+    data = np.random.default_rng(2).integers(0, 3, (5, 10)).astype(np.int32)
+    for pairing in ("mirror", "multisample2", "positive"):
+        rows = th.pair_stats(loss, data, jax.random.key(3), np.array([0.3, 0.7]), n_masks=16, pairing=pairing)["rows"]
+        assert np.all(rows[..., 1] > 0)
+        np.testing.assert_allclose(rows[..., 1], rows[..., 0] / 2 + rows[..., 2] / 2, rtol=1e-10)
+
+
 def test_pots_bin_optimum_beats_alternatives():
     rng = np.random.default_rng(0)
     edges = th.t_bin_edges(1e-3, 20)
@@ -168,12 +187,19 @@ def test_epr_fit_recovers_its_own_form():
     p = th.epr_unnormalised(t, params)
     fit, kl = th.fit_epr(t, p, restarts=4)
     assert kl < 1e-4
+    # the documented defaults (8 random starts from seed 0) and a deterministic result for a given seed
+    assert th.fit_epr(t, p) == th.fit_epr(t, p, restarts=8, seed=0)
 
 
 def test_stratified_t_covers_strata():
     t = np.asarray(th.stratified_t(jax.random.key(10), 16, 0.0 + 1e-3))
     counts = np.histogram(t, np.linspace(1e-3, 1, 5))[0]
     np.testing.assert_array_equal(counts, [4, 4, 4, 4])
+    # an explicit stratum count other than floor(sqrt(n)): 10 rates in 3 strata get 4, 3, 3 (n k // n rule)
+    t = np.asarray(th.stratified_t(jax.random.key(11), 10, 0.1, n_strata=3))
+    np.testing.assert_array_equal(np.histogram(t, np.linspace(0.1, 1, 4))[0], [4, 3, 3])
+    t = np.asarray(th.stratified_t(jax.random.key(11), 10, 0.1, n_strata=10))  # one rate per stratum
+    np.testing.assert_array_equal(np.histogram(t, np.linspace(0.1, 1, 11))[0], np.ones(10))
 
 
 def test_shared_t_raises_and_stratified_t_lowers_batch_t_noise():
@@ -272,3 +298,15 @@ def test_training_runs_at_toy_size(toy_ctx):
     # every method starts from the same initialisation: the step-0 validation losses agree exactly
     for m in sim.METHODS_TRAIN:
         np.testing.assert_array_equal(out[f"{m}_val_loss"][:, 0], out["standard_val_loss"][:, 0])
+
+
+def test_estimators_return_float64_for_a_float32_model():
+    """A trained model's loss is float32 (flax's default), the oracle's float64: nested_losses and the binned
+    moments' losses are documented float64 whatever the model computes in (the statistics downstream sum
+    many of them; float32 accumulation would cost ~1e-7 relative, the size of effects the ledger resolves)."""
+    data = np.random.default_rng(0).integers(0, 4, (6, 8)).astype(np.int32)
+    loss = lambda x0, t, m: (jnp.sum(jnp.where(m, 1.0 + x0, 0.0)) / t).astype(jnp.float32)  # noqa: E731
+    ls = th.nested_losses(loss, data, jax.random.key(0), n_t=2, n_masks=3, eps=0.1)
+    assert ls.dtype == np.float64 and ls.shape == (6, 2, 3)
+    bm = th.binned_moments(loss, data, jax.random.key(1), th.t_bin_edges(0.1, 4), 5)
+    assert bm["losses"].dtype == np.float64

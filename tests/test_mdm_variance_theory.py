@@ -167,6 +167,12 @@ def test_binned_sampler_weights_and_bin_law():
     counts = np.histogram(t, edges)[0] / t.size
     p = probs / probs.sum()
     assert np.all(np.abs(counts - p) < 4.5 * np.sqrt(p * (1 - p) / t.size)), (counts, p)
+    # a bin the sampler could never draw (zero or negative probability) leaves the estimator biased: refused,
+    # as are non-finite probabilities and a count other than one per bin
+    for bad in ([1.0, 0.0, 2.0, 5.0, 0.5, 4.0], [1.0, -3.0, 2.0, 5.0, 0.5, 4.0], [1.0, np.nan, 2.0, 5.0, 0.5, 4.0],
+                [1.0, 3.0, 2.0, 5.0, 0.5]):
+        with pytest.raises(ValueError, match="positive and finite, one per bin"):
+            th.binned_sampler(edges, np.array(bad))
 
 
 def test_ema_update_and_bins_by_hand():

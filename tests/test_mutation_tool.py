@@ -13,6 +13,12 @@ def test_a_survivor_on_an_argument_check_or_an_error_message_is_not_scored():
     check = "-    n = check_int(n, \"n\", ge=0)\n+    n = check_int(n, \"n\", ge=1)"
     message = '-        raise ValueError("bad")\n+        raise ValueError("XXbadXX")'
     assert mutation.is_excluded(label) and mutation.is_excluded(check) and mutation.is_excluded(message)
+    # the name a check gives in its message, passed inside a computing line: only the string differs
+    name = ('-    k = min(check_int(chunk, "chunk", ge=1), n)\n'
+            '+    k = min(check_int(chunk, "XXchunkXX", ge=1), n)')
+    assert mutation.is_excluded(name)
+    assert not mutation.is_excluded('-    k = min(check_int(chunk, "chunk", ge=1), n)\n'
+                                    '+    k = min(check_int(chunk, "chunk", ge=2), n)')  # the bound is scored
     # a line that computes is scored, even when it also names a check in a comment or a string
     compute = "-    phi = (np.arange(n) + 0.5) * np.pi / n\n+    phi = (np.arange(n) - 0.5) * np.pi / n"
     assert not mutation.is_excluded(compute)

@@ -85,7 +85,6 @@ from theory.mdm_variance.masks import (
     fixed_count_mask,
     mdm_loss,
     mirror_masks,
-    pair_masks,
     uniform_t,
 )
 from theory.mdm_variance.mirror import (
@@ -180,7 +179,6 @@ __all__ = [
     "oracle_mdm_grad_fn",
     "oracle_mdm_loss_fn",
     "oracle_token_logprobs",
-    "pair_masks",
     "pair_stats",
     "pair_summary",
     "pots_bin_probs",

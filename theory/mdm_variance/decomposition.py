@@ -124,8 +124,7 @@ def nested_losses(loss_fn: LossFn, data, key, *, n_t: int, n_masks: int, eps: fl
     devices), its points sharded over ``mesh`` (a 1-D mesh; None: the default device). Each point gets
     ``n_t`` rates from ``t_sampler`` (default U[eps, 1], weight 1) and each (point, t) ``n_masks`` masks
     from the forward process. The value is ``weight * loss``, or for a pairing other than ``"single"``
-    ``weight * (l1 + l2) / 2`` over the pair (:func:`pair_masks`: MIRROR shares U, MultiSample-2 draws
-    a second U).
+    ``weight * (l1 + l2) / 2`` over the pair (MIRROR shares U, :func:`mirror_masks`; MultiSample-2 draws a second U).
     """
     data = np.asarray(data)
     if data.ndim != 2:

@@ -68,20 +68,6 @@ def mirror_masks(key, t, length: int) -> tuple[jax.Array, jax.Array]:
     return u < t, u > 1.0 - t
 
 
-def pair_masks(key, t, length: int, pairing: Pairing) -> tuple[jax.Array, jax.Array]:
-    """Two masks at rate ``t``: ``"mirror"`` (:func:`mirror_masks`), ``"multisample2"`` (two independent
-    masks at the same cost) or ``"single"`` (the same mask twice, so the pair mean is one mask's loss)."""
-    if pairing == "mirror":
-        return mirror_masks(key, t, length)
-    k1, k2 = jax.random.split(key)
-    m1 = jax.random.uniform(k1, (length,)) < t
-    if pairing == "single":
-        return m1, m1
-    if pairing == "multisample2":
-        return m1, jax.random.uniform(k2, (length,)) < t
-    raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
-
-
 def mdm_loss(token_logp, t, mask) -> jax.Array:
     """The MDM per-sample loss with the 1/t weight, normalised by the sequence length L:
     ``-(1 / (L t)) sum_i mask_i log p(x0_i | x_t)``.

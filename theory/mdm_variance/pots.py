@@ -228,7 +228,7 @@ def pots_exact(sums, eps: float, *, bin_edges=None, bin_probs=None, n_panels: in
     t, w = t_quadrature(eps, breaks, n_panels=n_panels, order=order)
     if bin_edges is not None:
         j = np.clip(np.searchsorted(e, t, side="right") - 1, 0, pr.size - 1)
-        bins_p = pr[j] / np.diff(e)[j] / pr.sum()
+        bins_p = pr[j] / np.diff(e)[j]  # probability per unit t, up to the factor var_of normalises away
     g, m2 = exact_t_moments(s, t)  # [n, Q]
     n, u = s.shape[0], 1.0 / (1.0 - eps)
     tot = (g.sum(0), (g * g).sum(0), m2.sum(0))
