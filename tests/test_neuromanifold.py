@@ -352,6 +352,8 @@ def test_numeric_rank_agrees_with_exact_on_a_grid_sample():
     for act in (X3X2, G3, [0, 0, 0, 1], [F(1, 3), F(2, 7), 1]):
         num = nm.mlp_numeric_ranks(archs, act, n_points=2, seed=1)
         assert [r.rank for r in num] == [nm.mlp_dimension(w, act) for w in archs]
+        # each report carries one gap per point; the rank is read where the spectrum drops by > 6 decades
+        assert all(len(r.gaps) == 2 and min(g for k, g in zip(r.ranks, r.gaps) if k == r.rank) > 6 for r in num)
     assert nm.numeric_rank("cnn", ((3, 2), (2,)), [0, 1, 1]).rank == 5
     assert nm.numeric_rank("mlp", (2, 3, 1), X3X2).rank == 7
 
@@ -546,3 +548,32 @@ def test_cnn_pattern_sweeps():
     # (2,2,2), s = (1,1): the padding moves through the middle layer only (the accumulated rule).
     assert not nm.two_layer_move((2, 2, 2), (1, 1), [0, 3, -2, 5, 7, 0])
     assert nm.two_layer_move((3, 2), (2,), [2, 0, 0, 0, 5])
+
+
+def test_monomial_rescaling_bound_without_factorization_cuts():
+    """Thm 4.1 for a monomial activation x^r: each hidden neuron's weights can be rescaled (in by c, out by
+    c^-r) without changing f, so the dimension is at most N - sum of hidden widths; with cuts="none" that
+    bound alone (capped by the ambient dimension) is the formula. N and the widths are typed in here."""
+    for w, cs in (((3, 2, 1), (0, 0, 0, 1)), ((2, 2, 2, 1), (0, 0, 0, 1)), ((2, 2, 2), (0, 0, 0, 0, 1))):
+        n = sum(a * b for a, b in zip(w[:-1], w[1:]))
+        assert nm.expected_dimension("mlp", w, cs, cuts="none") == n - sum(w[1:-1])
+
+
+def test_symbolic_and_architecture_edge_cases():
+    """A constant network (activation 1) has the one coefficient 1 on the constant monomial; a CNN of one
+    layer has no strides; a custom rational type registered as numbers.Rational converts exactly; a
+    one-hidden-layer symmetry group of 13! elements is refused before enumerating it."""
+    import numbers  # noqa: PLC0415
+
+    assert nm.coefficient_map("mlp", (1, 1, 1), [1], params=[1, 1])[:2] == ([(0, (0,))], [1])
+    assert nm.check_cnn((3,), ()) == ((3,), ())
+
+    class Ratio:
+        def __init__(self, p, q):
+            self.numerator, self.denominator = p, q
+
+    numbers.Rational.register(Ratio)
+    assert nm.activation([0, Ratio(3, 4), 1]) == (0, F(3, 4), 1)
+    with pytest.raises(ValueError, match="MAX_SYMMETRIES"):
+        nm.mlp_symmetries((1, 13, 1), [1] * 26)
+
