@@ -188,6 +188,7 @@ def plot_training(a: dict, meta: dict):
                 for when, ls in (("before", "--"), ("after", "-")):
                     v = a[f"{key}_{when}"][:, j]
                     ax.errorbar(nus, v.mean(0), yerr=_se(v), fmt="o" + ls, ms=3, capsize=2, color=colors[kind],
+                                mfc="white" if when == "before" else colors[kind],  # hollow before, filled after
                                 label=f"{kind} {when}" + (f" (test acc {acc:.2f})" if when == "after" else ""))
             if task == "parity":
                 ax.plot(nus, a["parity_ns_exact"], "k:", lw=1, label="NS of the target parity")
@@ -195,12 +196,12 @@ def plot_training(a: dict, meta: dict):
             ax.axvline(1 / np.sqrt(n_in), color="0.6", lw=0.8)
             ax.set_xscale("log")
             ax.set_title(f"{titles[task]}: {where}", fontsize=9)
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, handlelength=3)  # long enough to show the dashes
             if col == 0:
                 ax.set_ylabel("noise sensitivity NS_ν")
             if row == 1:
                 ax.set_xlabel("ν (grey line: 1/√n)")
-    fig.suptitle(f"Before (dashed) and after (solid) surrogate-gradient training: depth {c['depth']}, hidden "
+    fig.suptitle(f"Before (dashed, hollow) and after (solid, filled) surrogate-gradient training: depth {c['depth']}, hidden "
                  f"{c['hidden']}, T = {c['T']}, θ = {c['theta']}, β = {c['beta']}, {c['n_seeds']} seeds (±SE), "
                  f"{c['steps']} Adam steps", fontsize=9)
     fig.tight_layout()

@@ -118,7 +118,7 @@ def plot_subspace(a: dict, meta: dict):
     feature rank with one head per task against a single head (Sec. 3.2)."""
     D = len(a["datasets"])
     ufm = "ufm_singular_values" in a
-    fig, axes = plt.subplots(1, 1 + D + ufm, figsize=(5 * (1 + D + ufm), 4))
+    fig, axes = plt.subplots(1, 1 + D + ufm, figsize=(5 * (1 + D + ufm), 4.6))
     if ufm:
         _plot_ufm_rank(axes[-1], a)
     ax = axes[0]
@@ -156,9 +156,10 @@ def plot_subspace(a: dict, meta: dict):
         ax.set_xlabel("task (training time)")
         ax.set_ylabel("projection onto S_t / current classes'")
         ax.set_title(f"{a['datasets'][d]}: old-class means vs OOD (CIL)", fontsize=9)
-        if d == 0:
-            ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
+    # one legend for both datasets' panels, below them, where it covers no curve
+    fig.legend(*axes[1].get_legend_handles_labels(), fontsize=7, ncol=5, loc="lower center",
+               bbox_to_anchor=(0.5, 0.0), frameon=False)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
 
 
@@ -187,11 +188,12 @@ def plot_buffer_stats(a: dict, meta: dict):
                                 ("within_rank_buffer", "buffer, within-class", "C3", "--"),
                                 ("within_rank_heldout", "held-out, within-class", "C0", "--")):
             m, se = _mean_se(a[k][d], axis=1)
-            ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, color=col, capsize=2, label=lab)
+            ax.errorbar(P, m, yerr=se, fmt="o" + ls, ms=3, color=col, capsize=2, label=lab,
+                        mfc=col if ls == "-" else "white")  # within-class: dashed and hollow
         _xaxis(ax, P)
         ax.set_ylabel("effective rank (8 old classes)")
         ax.set_title(f"{a['datasets'][d]}: covariance deficiency?", fontsize=9)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, handlelength=3)  # long enough to show the dashes
         ax = axes[d][1]
         for k, lab, col in (("nc1_buffer", "buffer (trained on)", "C3"), ("nc1_heldout", "held-out, same size", "C0")):
             m, se = _mean_se(a[k][d], axis=1)
