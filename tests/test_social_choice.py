@@ -104,7 +104,10 @@ def test_ex7_ties_cast_no_vote():
 
 
 def test_btl_core_identity_sympy_and_roots():
-    assert all(sc.btl_core_identity().values())
+    ident = sc.btl_core_identity()
+    # the five documented checks, by name (a check dropped or renamed must not pass as "all true")
+    assert set(ident) == {"core_is_g_sum", "symmetric", "grad2_at_0", "grad1_at_0", "tanh_form"}
+    assert all(ident.values())
     assert float(sc.btl_core_theta1(0.6)) == pytest.approx(0.271541, abs=5e-7)
     assert float(sc.btl_core_theta1(0.75)) == pytest.approx(0.756308, abs=5e-7)
     core = sc.ge_core(0.6)
@@ -572,3 +575,35 @@ def test_ge_instance_values_the_theory_refuses_are_config_errors(key, value, say
     with pytest.raises(ConfigError) as e:
         load(p, "quick", {k: e.params for k, e in S.EXPERIMENTS.items()})
     assert says in str(e.value) and "\n" not in str(e.value) and time.perf_counter() - t0 < 60
+
+
+def test_loss_value_of_exact_rows_and_fraction_theta_by_hand():
+    """Exact rows (Fractions, the hinge certificate's input) and a Fraction theta give the float64 loss,
+    summed here by hand: sum_j w_j log(1 + exp(-<theta, z_j>)) for BTL, sum_j w_j max(0, 1 - <theta, z_j>)
+    for the hinge."""
+    X = [[Fraction(0), Fraction(0)], [Fraction(1), Fraction(1, 2)], [Fraction(1, 2), Fraction(1)]]
+    V = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]
+    rows = sc.comparison_rows(X, V, [Fraction(2, 3), Fraction(1, 3)], exact=True)
+    theta = [Fraction(3, 2), Fraction(-1, 4)]
+    margins = [float(sum(t * z for t, z in zip(theta, zr))) for zr in rows.Z]
+    ws = [float(x) for x in rows.w]
+    btl = sum(w * math.log1p(math.exp(-m)) for w, m in zip(ws, margins))
+    hinge = sum(w * max(0.0, 1.0 - m) for w, m in zip(ws, margins))
+    assert sc.loss_value(rows, theta, "btl") == pytest.approx(btl, rel=1e-14)
+    assert sc.loss_value(rows, theta, "hinge") == pytest.approx(hinge, rel=1e-14)
+
+
+def test_random_profile_edges_and_the_compromise_voters():
+    """n = 3 generic candidates are allowed (the bound is n >= 3); the compromise family's voters are
+    e_j + |N(0, 0.15^2)|: over 40 draws the off-diagonal entries average 0.15 sqrt(2/pi) = 0.1197 (within
+    4 SE) and every entry sits at or above the identity's."""
+    X, V, w = sc.random_profile(jax.random.key(0), "generic", n=3, k=3)
+    assert X.shape == (3, 3) and V.shape == (3, 3) and w.sum() == pytest.approx(1.0)
+    off = []
+    for s in range(40):
+        _, V, _ = sc.random_profile(jax.random.key(s), "compromise")
+        assert np.all(V - np.eye(3) >= 0)
+        off.extend((V - np.eye(3))[~np.eye(3, dtype=bool)])
+    off = np.array(off)
+    assert abs(off.mean() - 0.15 * math.sqrt(2 / math.pi)) < 4 * off.std(ddof=1) / math.sqrt(off.size)
+
