@@ -607,3 +607,46 @@ def test_random_profile_edges_and_the_compromise_voters():
     off = np.array(off)
     assert abs(off.mean() - 0.15 * math.sqrt(2 / math.pi)) < 4 * off.std(ddof=1) / math.sqrt(off.size)
 
+
+
+def test_pmc_ranking_is_none_and_not_feasible_without_a_strict_transitive_majority():
+    """A Condorcet cycle (three planar voters at 20, 140 and 260 degrees over candidates at 0, 120 and 240
+    degrees: 1 > 2 > 3, 2 > 3 > 1, 3 > 1 > 2) and a half-half majority (two opposite voters of equal weight)
+    have no PMC ranking, so none is feasible either; one voter's own ranking is the PMC ranking."""
+    ang = np.radians([0.0, 120.0, 240.0])
+    X = np.stack([np.cos(ang), np.sin(ang)], 1)
+    V = np.stack([np.cos(np.radians([20.0, 140.0, 260.0])), np.sin(np.radians([20.0, 140.0, 260.0]))], 1)
+    assert sc.pmc_ranking(X, V, [1, 1, 1]) == (None, False)
+    assert sc.pmc_ranking(X, np.array([[1.0, 0.2], [-1.0, -0.2]]), [1, 1]) == (None, False)
+    assert sc.pmc_ranking(X, V[:1], [1]) == ((0, 1, 2), True)
+    # Ge et al.'s instance: its defaults are the paper's (eps = 0.01, delta = 2, p = 0.6, voter (1, 1))
+    default, explicit = sc.ge_instance(), sc.ge_instance(0.6, 0.01, 2.0, (1, 1))
+    np.testing.assert_array_equal(default.candidates, explicit.candidates)
+    np.testing.assert_array_equal(default.weights, explicit.weights)
+
+
+def test_sampled_rows_ties_cast_no_vote_and_match_the_jax_version():
+    """A sampled direction orthogonal to a voter gets no vote from it (as in every row builder): with x
+    = e1, e2 and voters (0, 1), (1, 1) of weight 1, e1 is preferred by voter 2 only (weight 1/2 after / N)
+    and opposed by nobody; e2 by both (weight 1). So two rows, no negated one; the JAX version agrees."""
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    V = np.array([[0.0, 1.0], [1.0, 1.0]])
+    rows = sc.sampled_rows(x, V, [1.0, 1.0])
+    np.testing.assert_array_equal(rows.Z, x)
+    np.testing.assert_allclose(rows.w, [0.5, 1.0], rtol=0, atol=0)
+    Z, W, _ = sc.sampled_rows_jax(jnp.asarray(x), jnp.asarray(V), jnp.asarray([1.0, 1.0]))
+    np.testing.assert_allclose(np.asarray(W), [0.5, 1.0, 0.0, 0.0], rtol=0, atol=0)
+
+
+def test_asymptotic_angle_constant_reports_its_documented_fields():
+    """The documented return: c in radians and degrees, theta* of the uniform-coverage fit, and N Cov,
+    a symmetric positive semi-definite [d, d] matrix. Two voters in the plane, small Monte Carlo."""
+    V = np.array([[1.0, 0.2], [0.3, 1.0]])
+    r = sc.asymptotic_angle_constant(V, [0.7, 0.3], n_mc=2**12)
+    assert set(r) == {"c_rad", "c_deg", "theta", "cov"}
+    assert r["c_rad"] > 0 and r["c_deg"] == pytest.approx(math.degrees(r["c_rad"]), rel=1e-15)
+    np.testing.assert_allclose(r["theta"], sc.uniform_coverage_fit(V, [0.7, 0.3]).theta, rtol=1e-12)
+    C = np.asarray(r["cov"])
+    assert C.shape == (2, 2)
+    np.testing.assert_allclose(C, C.T, atol=1e-12)
+    assert np.linalg.eigvalsh(C).min() > -1e-12
