@@ -650,3 +650,13 @@ def test_asymptotic_angle_constant_reports_its_documented_fields():
     assert C.shape == (2, 2)
     np.testing.assert_allclose(C, C.T, atol=1e-12)
     assert np.linalg.eigvalsh(C).min() > -1e-12
+
+
+def test_pair_rows_mark_only_doubly_voted_differences_as_contested():
+    """Voters (1, 0.5) and (-1, 0.5), weights 0.7 and 0.3: e1 is voted both ways (contested, two rows),
+    e2 one way by both (one uncontested row of weight 1); the exact path gives the same rows in Fractions."""
+    for exact in (False, True):
+        r = sc.pair_rows([[1, 0], [0, 1]], [[1, 0.5], [-1, 0.5]], [0.7, 0.3], exact=exact)
+        np.testing.assert_array_equal(np.asarray(r.Z, np.float64), [[1, 0], [0, 1], [-1, 0]])
+        np.testing.assert_allclose(np.asarray(r.w, np.float64), [0.7, 1.0, 0.3], rtol=1e-15)
+        np.testing.assert_array_equal(r.contested, [True, False, True])
