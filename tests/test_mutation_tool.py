@@ -1,5 +1,7 @@
 """``make mutate``'s scoring (tests/mutation.py): which survivors count, read off mutmut's names and diffs."""
 
+import yaml
+
 from tests import mutation
 
 
@@ -31,3 +33,15 @@ def test_an_equivalent_is_matched_by_function_and_mutated_line_not_by_number():
     assert mutation.is_listed("theory.s.x_f__mutmut_7", "-a = b + 1\n+a = b - 1", eq)
     assert not mutation.is_listed("theory.s.x_g__mutmut_7", "-a = b + 1\n+a = b - 1", eq)  # another function
     assert not mutation.is_listed("theory.s.x_f__mutmut_7", "-a = b + 1\n+a = b * 1", eq)  # another mutation
+
+
+def test_every_listed_equivalent_sits_under_its_papers_key():
+    """tests/mutation_equivalents.yaml is read per paper: an entry under another paper's key is never
+    matched (so its mutant would count as a survivor), and each says why it is equivalent."""
+    data = yaml.safe_load((mutation.ROOT / "tests" / "mutation_equivalents.yaml").read_text())
+    for paper, entries in data.items():
+        own = ("theory.numerics.",) if paper == "numerics" else (
+            f"theory.{paper}.", *(f"theory.{p[len('theory/'):-len('.py')]}." for p in mutation.EXTRA.get(paper, ([],))[0]))
+        for e in entries:
+            assert e["function"].startswith(own), (paper, e["function"])
+            assert e["mutated"].strip() and len(e["reason"]) > 20, e
