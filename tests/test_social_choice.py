@@ -660,3 +660,30 @@ def test_pair_rows_mark_only_doubly_voted_differences_as_contested():
         np.testing.assert_array_equal(np.asarray(r.Z, np.float64), [[1, 0], [0, 1], [-1, 0]])
         np.testing.assert_allclose(np.asarray(r.w, np.float64), [0.7, 1.0, 0.3], rtol=1e-15)
         np.testing.assert_array_equal(r.contested, [True, False, True])
+
+
+def test_fit_rows_reports_a_zero_duality_gap_and_a_complete_certificate():
+    """The hinge fit is an LP: HiGHS's primal and dual objectives agree (strong duality), so the reported
+    gap is 0 to the solver's tolerance, far below the loss itself. A smooth fit's certificate
+    (fit_certificate) has the documented fields, with |g| <= its rounding-inflated bound and a radius within
+    the ball whose strong convexity it used."""
+    g = sc.ge_instance()
+    rows = sc.comparison_rows(g.candidates, g.voters, g.weights)
+    hinge = sc.fit_rows(rows, "hinge")
+    assert hinge.value > 0.1 and abs(hinge.duality_gap) < 1e-9 * (1 + hinge.value)
+    btl = sc.fit_rows(rows, "btl")
+    cert = sc.fit_certificate(jnp.asarray(rows.Z), jnp.asarray(rows.w), jnp.asarray(btl.theta), "btl")
+    assert set(cert) >= {"grad_norm", "grad_bound", "mu0", "mu", "ball", "radius"}
+    c = {k: float(v) for k, v in cert.items()}
+    assert 0 <= c["grad_norm"] <= c["grad_bound"] and 0 < c["mu"] <= c["mu0"]
+    assert c["radius"] <= c["ball"] and c["radius"] == pytest.approx(btl.radius, rel=1e-12)
+
+
+def test_comparison_rows_of_one_vote_and_of_no_vote():
+    """Two candidates and one voter give exactly one row (the voter's preferred minus the other); voters
+    that tie every pair give none, which is refused."""
+    r = sc.comparison_rows([[0.0, 0.0], [1.0, 0.0]], [[1.0, 0.0]])
+    np.testing.assert_array_equal(r.Z, [[1.0, 0.0]])
+    np.testing.assert_array_equal(r.pairs, [[1, 0]])
+    with pytest.raises(ValueError, match="no voter prefers"):
+        sc.comparison_rows([[0.0, 0.0], [0.0, 1.0]], [[1.0, 0.0]])
