@@ -245,3 +245,27 @@ def test_n20_parity_and_majority_exactly():
     assert B.noise_sensitivity(t, 0.05) == pytest.approx(0.5 - 0.5 * 0.9**10, abs=1e-14)
     m = B.majority(21)
     assert B.noise_sensitivity(m, 0.1) == pytest.approx(B.majority_noise_sensitivity(21, 0.1), abs=1e-13)
+
+
+def test_refusals_scalars_and_tiny_noise():
+    """rho outside [-1, 1] and delta outside [0, 1] are refused (each bound, not only one); a scalar rate gives a
+    Python float for one table; at delta = 1e-12 the parity of 3 bits has NS = (1 - (1 - 2 delta)^3) / 2 =
+    3 delta - 6 delta^2 + 4 delta^3, computed here exactly in Fractions: 1 - (1 - 2 delta)^3 in float64
+    loses about 4 of 16 digits to cancellation, so the module's small-delta form is needed for rel 1e-12;
+    a negative subset index of a parity is refused."""
+    from fractions import Fraction  # noqa: PLC0415
+
+    par = B.parity(3)
+    for bad in (-1.5, 1.5):
+        with pytest.raises(ValueError, match="rho"):
+            B.noise_stability(par, bad)
+    for bad in (-0.1, 1.1):
+        with pytest.raises(ValueError, match="delta"):
+            B.noise_sensitivity(par, bad)
+    ns = B.noise_sensitivity(par, 0.1)
+    assert isinstance(ns, float) and ns == pytest.approx((1 - 0.8**3) / 2, rel=1e-14)
+    d = Fraction(1e-12)
+    exact = float((1 - (1 - 2 * d) ** 3) / 2)
+    assert B.noise_sensitivity(par, 1e-12) == pytest.approx(exact, rel=1e-12, abs=0)  # no absolute floor
+    with pytest.raises(ValueError, match="subset element"):
+        B.parity(3, subset=[-1])

@@ -426,3 +426,14 @@ def test_every_config_loads_at_both_scales():
         for scale in ("quick", "paper"):
             cfg, _ = cli.load_config(results.REPO / "paper_configs" / f"{name}.yaml", scale)
             assert cfg.sim == "lif_snn"
+
+
+def test_spike_counts_per_alphabet_and_the_kernels_precision_floor():
+    """sLIF spikes are +-1 (a spike is +1), LIF spikes 0/1: the same train, 3 spikes in 4 steps, counts 3 in
+    either alphabet. distance_kernel refuses a working precision below float64's 53 bits."""
+    slif = jnp.array([[1.0, -1.0], [1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])  # [T = 4, n = 2]
+    np.testing.assert_array_equal(np.asarray(th.spike_counts(slif, "slif")), [3.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(th.spike_counts((slif + 1) / 2, "lif")), [3.0, 1.0])
+    with pytest.raises(ValueError, match="prec"):
+        th.distance_kernel(4, THETA, prec=52)
+    assert len(th.distance_kernel(4, THETA, prec=53)) == 5

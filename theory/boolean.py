@@ -282,20 +282,6 @@ def cube(n) -> np.ndarray:
     return (1 - 2 * ((k >> np.arange(n)) & 1)).astype(np.int8)
 
 
-def from_function(f: Callable[[np.ndarray], np.ndarray], n) -> np.ndarray:
-    """The table of ``f`` evaluated on every point of {-1, 1}^n (one call on :func:`cube`).
-
-    Args:
-      f: maps ``[2^n, n]`` points (int8, entries +-1) to ``[2^n]`` values.
-    Returns: ``[2^n]`` float64. Raises: ValueError: ``f`` returns the wrong shape.
-    """
-    x = cube(n)
-    out = np.asarray(f(x), dtype=np.float64)
-    if out.shape != (x.shape[0],):
-        raise ValueError(f"f must return one value per point, shape ({x.shape[0]},), got {out.shape}")
-    return out
-
-
 def dictator(n, i: int = 0) -> np.ndarray:
     """``f(x) = x_i`` as a table ``[2^n]``. NS_delta = delta, W^1 = 1 (O'Donnell Ex. 2.44)."""
     n = _check_n(n)
