@@ -421,6 +421,8 @@ _BAD = [
     ("R.disconnection_probability(3, 2.5, 'kaiming')", TypeError, "l"),
     ("R.sample_disconnected(jax.random.key(0), 3, 0, 'kaiming')", ValueError, "l"),
     ("R.disconnection_monte_carlo(jax.random.key(0), (1.5,), (1,))", TypeError, "ds"),
+    ("R.disconnection_monte_carlo(jax.random.key(0), (), (1,))", ValueError, "non-empty"),
+    ("R.disconnection_monte_carlo(jax.random.key(0), (2,), ())", ValueError, "non-empty"),
     ("R.layered_graph([2, 2.5, 1])", TypeError, "widths"),
     ("R.dl1_graph(2.5, 3)", TypeError, "d"),
     ("R.chain_graph(-1)", ValueError, "n_hidden"),
