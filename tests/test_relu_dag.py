@@ -206,6 +206,11 @@ def test_rk4_flow_conserves_balance():
     cs = np.asarray(R.balance_array(info.B, ys))
     assert np.max(np.abs(cs - cs[0])) < 1e-11
     assert float(lf(f(ys[-1], X), Y)) < float(lf(f(ys[0], X), Y))
+    # n_steps not a multiple of save_every: y0 and floor(10 / 3) = 3 saved states, after steps 3, 6 and 9 of
+    # y' = -y, each exp(-h k) to RK4's O(h^5) per step
+    ys = np.asarray(R.rk4(lambda y: -y, jnp.ones(2), 0.1, 10, save_every=3))
+    assert ys.shape == (4, 2)
+    np.testing.assert_allclose(ys[:, 0], np.exp(-0.1 * np.array([0, 3, 6, 9])), rtol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------------
