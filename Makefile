@@ -39,7 +39,7 @@ help:
 	@echo "               estimated H200 time, unrunnable configs -> reports/SCALE/plan.json; SMOKE=1 also runs"
 	@echo "               each config with its loops truncated -> results/paper-smoke/"
 	@echo "make bench     benchmarks, ratios measured side by side"
-	@echo "make mutate PAPER=p [SAMPLE=k]  mutation score of one paper's tests (mutmut; slow, not part of make test)"
+	@echo "make mutate PAPER=p [SAMPLE=k SEED=s]  mutation score of one paper's tests (mutmut; slow, not part of make test)"
 	@echo "figures: $(NAMES)"
 
 env: $(STAMP)
@@ -82,7 +82,7 @@ $(MUTATE_STAMP): $(STAMP)
 	touch $@
 mutate: $(MUTATE_STAMP)
 	@test -n "$(PAPER)" || { echo "make mutate: set PAPER to one of: $(PAPERS)" >&2; exit 2; }
-	$(PY) -m tests.mutation $(PAPER) $(if $(SAMPLE),--sample $(SAMPLE))
+	$(PY) -m tests.mutation $(PAPER) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED))
 
 define figure_rules
 results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml $(call sim_files,$(2)) $(THEORY) sims/runtime.py sims/data.py | $(STAMP)

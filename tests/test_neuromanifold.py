@@ -567,6 +567,7 @@ def test_symbolic_and_architecture_edge_cases():
 
     assert nm.coefficient_map("mlp", (1, 1, 1), [1], params=[1, 1])[:2] == ([(0, (0,))], [1])
     assert nm.check_cnn((3,), ()) == ((3,), ())
+    assert nm.cnn_layer_sizes((3,), ()) == nm.cnn_layer_sizes((3,), (1,))  # a last stride is never used
 
     class Ratio:
         def __init__(self, p, q):
