@@ -201,8 +201,8 @@ def plot_training(a: dict, meta: dict):
                 ax.set_ylabel("noise sensitivity NS_ν")
             if row == 1:
                 ax.set_xlabel("ν (grey line: 1/√n)")
-    fig.suptitle(f"Before (dashed, hollow) and after (solid, filled) surrogate-gradient training: depth {c['depth']}, hidden "
-                 f"{c['hidden']}, T = {c['T']}, θ = {c['theta']}, β = {c['beta']}, {c['n_seeds']} seeds (±SE), "
+    fig.suptitle(f"Before (dashed, hollow) and after (solid, filled) surrogate-gradient training: depth {c['depth']}, "
+                 f"hidden {c['hidden']}, T = {c['T']}, θ = {c['theta']}, β = {c['beta']}, {c['n_seeds']} seeds (±SE), "
                  f"{c['steps']} Adam steps", fontsize=9)
     fig.tight_layout()
     return fig

@@ -163,7 +163,8 @@ def test_pair_stats_rows_obey_the_variance_of_a_mean_identity():
     loss = lambda x0, t, m: jnp.sum(jnp.where(m, w * (1.0 + x0), 0.0)) / t  # noqa: E731 - depends on the mask
     data = np.random.default_rng(2).integers(0, 3, (5, 10)).astype(np.int32)
     for pairing in ("mirror", "multisample2", "positive"):
-        rows = th.pair_stats(loss, data, jax.random.key(3), np.array([0.3, 0.7]), n_masks=16, pairing=pairing)["rows"]
+        rows = th.pair_stats(loss, data, jax.random.key(3), np.array([0.3, 0.7]), n_masks=16,
+                             pairing=pairing)["rows"]
         assert np.all(rows[..., 1] > 0)
         np.testing.assert_allclose(rows[..., 1], rows[..., 0] / 2 + rows[..., 2] / 2, rtol=1e-10)
 

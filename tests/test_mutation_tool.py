@@ -40,8 +40,9 @@ def test_every_listed_equivalent_sits_under_its_papers_key():
     matched (so its mutant would count as a survivor), and each says why it is equivalent."""
     data = yaml.safe_load((mutation.ROOT / "tests" / "mutation_equivalents.yaml").read_text())
     for paper, entries in data.items():
+        extra = mutation.EXTRA.get(paper, ([],))[0]  # e.g. lif_snn's theory/boolean.py
         own = ("theory.numerics.",) if paper == "numerics" else (
-            f"theory.{paper}.", *(f"theory.{p[len('theory/'):-len('.py')]}." for p in mutation.EXTRA.get(paper, ([],))[0]))
+            f"theory.{paper}.", *(f"theory.{p[len('theory/'):-len('.py')]}." for p in extra))
         for e in entries:
             assert e["function"].startswith(own), (paper, e["function"])
             assert e["mutated"].strip() and len(e["reason"]) > 20, e
