@@ -209,3 +209,19 @@ def test_majority_disagreement_is_the_midpoint_rule_on_a_coarse_grid():
         sc.majority_disagreement(np.ones(3), np.array(V), np.array(w))
     with pytest.raises(ValueError, match="d = 2"):
         sc.majority_disagreement(np.ones(3), np.ones((2, 3)), np.array([0.5, 0.5]))
+
+
+def test_small_helpers_at_their_edges():
+    """linear_feasible on no rows (any theta, here 0) and on one row (a theta with <theta, z> >= 1, checked
+    here); arc_rows refuses voters that are not planar; exact rows convert a sympy Rational exactly."""
+    import sympy  # noqa: PLC0415
+
+    np.testing.assert_array_equal(sc.linear_feasible(np.zeros((0, 3))), np.zeros(3))
+    z = np.array([[0.5, -2.0]])
+    theta = sc.linear_feasible(z)
+    assert theta is not None and float(z[0] @ theta) >= 1 - 1e-9
+    with pytest.raises(ValueError):
+        sc.arc_rows(np.ones((2, 3)), [0.5, 0.5], (0.0, 90.0))
+    # exact rows keep a sympy Rational coordinate as the same Fraction
+    rows = sc.comparison_rows([[0, 0], [sympy.Rational(3, 4), 1]], [[1, 1]], exact=True)
+    assert rows.Z.tolist() == [[Fraction(3, 4), Fraction(1)]]
