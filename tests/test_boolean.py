@@ -5,6 +5,7 @@ the Monte-Carlo estimators, and the refusal of bad input. float64 throughout (co
 
 import itertools
 import math
+from fractions import Fraction
 
 import jax
 import numpy as np
@@ -253,8 +254,6 @@ def test_refusals_scalars_and_tiny_noise():
     3 delta - 6 delta^2 + 4 delta^3, computed here exactly in Fractions: 1 - (1 - 2 delta)^3 in float64
     loses about 4 of 16 digits to cancellation, so the module's small-delta form is needed for rel 1e-12;
     a negative subset index of a parity is refused."""
-    from fractions import Fraction  # noqa: PLC0415
-
     par = B.parity(3)
     for bad in (-1.5, 1.5):
         with pytest.raises(ValueError, match="rho"):

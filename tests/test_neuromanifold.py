@@ -7,6 +7,7 @@ independent routes (coefficient-space Jacobians with sympy, Groebner bases). Num
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from fractions import Fraction as F
 
@@ -563,8 +564,6 @@ def test_symbolic_and_architecture_edge_cases():
     """A constant network (activation 1) has the one coefficient 1 on the constant monomial; a CNN of one
     layer has no strides; a custom rational type registered as numbers.Rational converts exactly; a
     one-hidden-layer symmetry group of 13! elements is refused before enumerating it."""
-    import numbers  # noqa: PLC0415
-
     assert nm.coefficient_map("mlp", (1, 1, 1), [1], params=[1, 1])[:2] == ([(0, (0,))], [1])
     assert nm.check_cnn((3,), ()) == ((3,), ())
     assert nm.cnn_layer_sizes((3,), ()) == nm.cnn_layer_sizes((3,), (1,))  # a last stride is never used

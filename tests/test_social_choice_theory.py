@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 from scipy.optimize import linprog
 
 from theory import social_choice as sc
@@ -180,31 +181,33 @@ def test_majority_disagreement_exact_share():
     assert _disagreement_exact((1.0, 0.4), V, w) > 0.05  # not the trivial 0
 
 
-def test_majority_disagreement_is_the_midpoint_rule_on_a_coarse_grid():
-    """At a coarse grid the rule itself shows: n_angles = 8 puts directions at phi = (k + 1/2) 22.5 degrees,
-    counted here one by one in degrees (a loop, not the module's vectorised form). For theta = (1, -0.3) a
-    grid shifted by half a cell (phi = k 22.5 degrees, endpoints instead of midpoints) counts 4 of 8
-    directions instead of 5 (an error of 1/8, far above rounding). A shift by a whole cell is not a bug:
-    the disagreement is the same at x and -x, and such a grid is the same directions up to sign."""
-    V = [(1.0, 0.2), (0.3, 2.0), (-1.5, 1.0)]
-    w = [0.5, 0.3, 0.2]
-    n = 8
-    for theta in ((1.0, 0.4), (0.2, 1.0), (1.0, -0.3), (-0.3, 1.0)):
-        differ = 0
-        for k in range(n):
-            deg = (k + 0.5) * 180.0 / n
-            x = (math.cos(math.radians(deg)), math.sin(math.radians(deg)))
-            maj = sum(wi * np.sign(v[0] * x[0] + v[1] * x[1]) for v, wi in zip(V, w))
-            differ += np.sign(theta[0] * x[0] + theta[1] * x[1]) != np.sign(maj)
-        assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w), n_angles=n) == differ / n
-    # the documented default grid (20000 midpoints), counted the same way: the count is an exact integer
-    theta, n = (1.0, -0.3), 20000
+def _midpoint_disagreements(theta, V, w, n):
+    """How many of the n midpoint directions (cos phi, sin phi), phi = (k + 1/2) pi / n, put sign <theta, x>
+    against the weighted majority of the voters' signs: a loop, not the module's vectorised form."""
     differ = 0
     for k in range(n):
         x = (math.cos((k + 0.5) * math.pi / n), math.sin((k + 0.5) * math.pi / n))
         maj = sum(wi * np.sign(v[0] * x[0] + v[1] * x[1]) for v, wi in zip(V, w))
         differ += np.sign(theta[0] * x[0] + theta[1] * x[1]) != np.sign(maj)
-    assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w)) * n == differ
+    return int(differ)
+
+
+def test_majority_disagreement_is_the_midpoint_rule_on_a_coarse_grid():
+    """At a coarse grid the rule itself shows: n_angles = 8 puts directions at phi = (k + 1/2) 22.5 degrees,
+    counted here one by one (:func:`_midpoint_disagreements`). For theta = (1, -0.3) a grid shifted by half
+    a cell (phi = k 22.5 degrees, endpoints instead of midpoints) counts 4 of 8 directions instead of 5 (an
+    error of 1/8, far above rounding). A shift by a whole cell is not a bug: the disagreement is the same
+    at x and -x, and such a grid is the same directions up to sign."""
+    V = [(1.0, 0.2), (0.3, 2.0), (-1.5, 1.0)]
+    w = [0.5, 0.3, 0.2]
+    n = 8
+    for theta in ((1.0, 0.4), (0.2, 1.0), (1.0, -0.3), (-0.3, 1.0)):
+        got = sc.majority_disagreement(np.array(theta), np.array(V), np.array(w), n_angles=n)
+        assert got == _midpoint_disagreements(theta, V, w, n) / n
+    # the documented default grid (20000 midpoints), counted the same way: the count is an exact integer
+    theta, n = (1.0, -0.3), 20000
+    assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w)) * n == _midpoint_disagreements(
+        theta, V, w, n)
     with pytest.raises(ValueError, match="d = 2"):  # a 3-vector theta against planar voters
         sc.majority_disagreement(np.ones(3), np.array(V), np.array(w))
     with pytest.raises(ValueError, match="d = 2"):
@@ -214,8 +217,6 @@ def test_majority_disagreement_is_the_midpoint_rule_on_a_coarse_grid():
 def test_small_helpers_at_their_edges():
     """linear_feasible on no rows (any theta, here 0) and on one row (a theta with <theta, z> >= 1, checked
     here); arc_rows refuses voters that are not planar; exact rows convert a sympy Rational exactly."""
-    import sympy  # noqa: PLC0415
-
     np.testing.assert_array_equal(sc.linear_feasible(np.zeros((0, 3))), np.zeros(3))
     z = np.array([[0.5, -2.0]])
     theta = sc.linear_feasible(z)
