@@ -204,32 +204,37 @@ def main(argv: list[str] | None = None) -> int:
     if args.paper not in papers:
         print(f"make mutate: PAPER must be one of {', '.join(papers)}; got {args.paper!r}", file=sys.stderr)
         return 2
+    if args.sample < 0:
+        print(f"make mutate: SAMPLE must be a count of mutants >= 1 (0: run them all); got {args.sample}",
+              file=sys.stderr)
+        return 2
     work = ROOT / "build" / "mutate" / args.paper
     sample_file = work / "sample.json"
     if not args.report_only:
         prepare(args.paper, work)
         env = dict(os.environ, PBE_PROGRESS="0", JAX_PLATFORMS="cpu")
 
-        def mutmut_run(*names: str) -> int:
+        def mutmut_run(*names: str) -> bool:
+            """Run mutmut (on ``names`` only, if given); False, with one line, when mutmut itself failed."""
             r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children),
                                 *names], cwd=work, env=env, check=False, preexec_fn=_limit_memory)
             if r.returncode not in (0, 1):
                 print(f"make mutate: mutmut exited with {r.returncode} (see its output above)", file=sys.stderr)
-            return r.returncode
+            return r.returncode in (0, 1)
 
         if args.sample:
             # Generate every mutant and the test coverage (mutmut runs one named mutant to get there), then
             # run a uniform sample of all of them: an unbiased estimate of the score, where a run stopped
             # early is biased (mutmut runs the mutants with the fastest tests first).
-            if mutmut_run(FIRST_MUTANT) not in (0, 1):
+            if not mutmut_run(FIRST_MUTANT):
                 return 1
             names = sorted(n for area in collect(args.paper, work).values() for n in area)
             rng = np.random.default_rng(args.seed)
             picked = sorted(rng.choice(names, size=min(args.sample, len(names)), replace=False).tolist())
             sample_file.write_text(json.dumps({"seed": args.seed, "of": len(names), "names": picked}))
-            if mutmut_run(*picked) not in (0, 1):
+            if not mutmut_run(*picked):
                 return 1
-        elif mutmut_run() not in (0, 1):
+        elif not mutmut_run():
             return 1
     elif not (work / "mutants").exists():
         print(f"make mutate: no previous run in {work.relative_to(ROOT)}", file=sys.stderr)

@@ -46,3 +46,10 @@ def test_every_listed_equivalent_sits_under_its_papers_key():
         for e in entries:
             assert e["function"].startswith(own), (paper, e["function"])
             assert e["mutated"].strip() and len(e["reason"]) > 20, e
+
+
+def test_bad_usage_is_one_line_and_exit_2(capsys):
+    assert mutation.main(["no_such_paper"]) == 2
+    assert mutation.main(["seesaw", "--sample", "-3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "PAPER must be one of" in err[0] and "SAMPLE must be" in err[1]
