@@ -274,7 +274,7 @@ def test_check_real_accepts(x, want):
 
 @pytest.mark.parametrize("x, exc", [
     (True, TypeError), (np.bool_(True), TypeError), (1 + 0j, TypeError), ("1", TypeError), (None, TypeError),
-    (np.array([1.0]), TypeError),
+    (np.array([1.0]), TypeError), ([[1.0], [1.0, 2.0]], TypeError),   # a ragged list: no array, still a type
     (float("nan"), ValueError), (float("inf"), ValueError), (-math.inf, ValueError),
     (np.array(np.nan), ValueError),
 ])
@@ -314,7 +314,7 @@ def test_check_int_accepts(x):
 
 
 @pytest.mark.parametrize("x", [3.0, np.float64(3.0), True, np.bool_(True), "3", Fraction(6, 2),
-                               np.array(3.0), None])
+                               np.array(3.0), None, [[3], [3, 3]]])
 def test_check_int_refuses_non_integers(x):
     with pytest.raises(TypeError, match="k"):
         nx.check_int(x, "k")

@@ -13,6 +13,7 @@ from conftest import outcomes_by_statement, statement_outcomes
 
 from claims import ledger
 from theory import relu_dag as R
+from theory.relu_dag import components
 
 # --------------------------------------------------------------------------------------------------
 # Worked examples (brief section 3) and the three ways of finding forced edges
@@ -244,6 +245,26 @@ def test_path_stays_on_H_and_is_continuous():
     assert R.connect(G, c, t0, t2) is None
 
 
+def test_connect_solves_one_lp_per_edge_it_flips(monkeypatch):
+    """connect needs a zero point only for the edges whose sign it flips (1 of the 6 here), one certified
+    LP each, and none for an edge already in its ``zero_points`` cache; each cached point has s_e = 0."""
+    rng = np.random.default_rng(8)
+    G = R.worked_examples()[-12][1]  # 2-2-1
+    c = {"h1": 1.0, "h2": -1.0}
+    info = R.structure(G)
+    t0 = R.sample_point(G, c, np.ones(6), rng)
+    t1 = R.sample_point(G, c, np.array([-1, 1, -1, -1, 1, 1.0]), rng)
+    calls = []
+    real = components._linprog
+    monkeypatch.setattr(components, "_linprog", lambda *a: calls.append(a) or real(*a))
+    cache = {}
+    assert R.connect(G, c, t0, t1, zero_points=cache) is not None
+    flipped = {info.edges[j] for j in range(6) if t0[j] * t1[j] < 0}
+    assert len(flipped) == 1 and set(cache) == flipped and len(calls) == 1
+    assert all(cache[e][info.edge_index[e]] == 0.0 for e in flipped)
+    assert R.connect(G, c, t0, t1, zero_points=cache) is not None and len(calls) == 1
+
+
 # --------------------------------------------------------------------------------------------------
 # Jacobian rank and singular points
 # --------------------------------------------------------------------------------------------------
@@ -373,6 +394,20 @@ def test_no_hidden_nodes():
     G = nx.DiGraph([("x", "y")])
     assert R.count_components(G, {}) == 1 and R.balance(G, {("x", "y"): 2.0}) == {}
     assert R.jacobian_rank(G, {("x", "y"): 0.0}) == 0 and not R.is_singular(G, {("x", "y"): 0.0})
+    v = R.edge_lp_minima(G, {})[("x", "y")]   # P(c) has no constraint: s = 0 certifies "not forced"
+    assert (v.edge, v.minimum, v.forced, v.ray, v.residual) == (("x", "y"), 0.0, False, None, 0.0)
+    assert v.point.tolist() == [0.0]
+
+
+def test_brute_force_singular_search_refuses_more_than_12_edges_by_default():
+    """has_singular_points_bruteforce enumerates 2^|E| zero patterns: by default it stops above 12 edges
+    (its signature), and a caller may raise that up to MAX_BRUTEFORCE_EDGES = 14."""
+    G = R.layered_graph([1, 3, 3, 1])                      # 3 + 9 + 3 = 15 edges
+    G.remove_edges_from([((1, 0), (2, 0)), ((1, 1), (2, 1))])   # 13 edges, every node still on a path
+    assert G.number_of_edges() == 13
+    c = {v: 1 for v in R.structure(G).hidden}
+    with pytest.raises(ValueError, match="max_edges"):
+        R.has_singular_points_bruteforce(G, c)
 
 
 

@@ -16,6 +16,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from theory import relu_dag as R
+from theory.relu_dag import components
 
 # --------------------------------------------------------------------------------------------------
 # Initialisation obstruction of d-l-1 networks (brief 2.3; NeurIPS 2024 theorem)
@@ -181,6 +182,49 @@ def test_regulariser_steps_by_hand():
     np.testing.assert_allclose(step("l1"), [0.91, -0.16, -0.03, -0.2], rtol=1e-14)
     # prox: u = t - lr g = [0.95, -0.2, 0.01, -0.2], soft threshold lr lam = 0.04
     np.testing.assert_allclose(step("prox_l1"), [0.91, -0.16, 0.0, -0.16], rtol=1e-14)
+
+
+def test_nuclear_regulariser_step_is_the_svd_subgradient():
+    """``nuclear``: d|B diag(theta)|_* / d theta_j = sum_i B_ij (U V^T)_ij for M = B diag(theta) = U S V^T
+    with distinct non-zero singular values (the nuclear norm's gradient U V^T, chained through the column
+    scaling), computed here with numpy's SVD and a loop over columns. A step with another regulariser, or
+    without the lam term, moves theta by lr * lam * |grad| ~ 0.05 or more, far above rtol 1e-10."""
+    rng = np.random.default_rng(4)
+    B = rng.normal(size=(3, 5))
+    t, g = rng.normal(size=5), rng.normal(size=5)
+    U, _, Vt = np.linalg.svd(B * t[None, :], full_matrices=False)
+    P = U @ Vt
+    grad = np.array([sum(B[i, j] * P[i, j] for i in range(3)) for j in range(5)])
+    want = t - 0.1 * (g + 0.7 * grad)
+    got = np.asarray(R.regulariser_step("nuclear", B, 0.1, 0.7)(jnp.asarray(t), jnp.asarray(g)))
+    assert np.min(np.abs(0.07 * grad)) > 0.005
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_lp_verdict_falls_back_to_a_feasibility_lp_when_the_optimum_does_not_certify(monkeypatch):
+    """edge_lp_minima: when the optimal point of min s_e (with s_e set to 0) does not satisfy B~ s = c, the
+    verdict "not forced" is certified by a second LP with s_e fixed to 0 and every other s >= 0. Here the
+    first LP's point is corrupted (+0.5 on every edge): on x1 -> h, x2 -> h, h -> y with c_h = 1 the edge
+    h -> y is not forced, and the fallback point must split c_h = 1 between the two in-edges, which a
+    fallback that also asked s >= 1 of them could not (2 > 1: no point, so no certificate)."""
+    G = nx.DiGraph([("x1", "h"), ("x2", "h"), ("h", "y")])
+    real, calls = components._linprog, []
+
+    def first_point_off(cost, A, b, bounds):
+        res = real(cost, A, b, bounds)
+        calls.append(bounds)
+        if len(calls) == 1:
+            res.x = res.x + 0.5
+        return res
+    monkeypatch.setattr(components, "_linprog", first_point_off)
+    v = R.edge_lp_minima(G, {"h": 1.0}, edges=[("h", "y")])[("h", "y")]
+    assert len(calls) == 2 and not v.forced and v.ray is None
+    assert type(v.minimum) is float and v.minimum == pytest.approx(0.0, abs=1e-12)
+    edges = list(G.edges)
+    s = dict(zip(edges, v.point))
+    assert s[("h", "y")] == 0.0 and min(v.point) >= 0.0
+    assert s[("x1", "h")] + s[("x2", "h")] - s[("h", "y")] == pytest.approx(1.0, abs=1e-9)
+    assert v.residual <= 1e-9
 
 
 def test_dl1_theta_layout_by_loop():

@@ -301,7 +301,8 @@ def connect(G, c, theta0, theta1, forced=None, zero_points=None, n_per_leg: int 
 
     Args:
       theta0, theta1: vectors ``[|E|]`` in ``H_G(c)``; forced: the forced edge set (computed if None);
-      zero_points: optional cache dict edge -> point of ``P(c)`` with ``s_e = 0``.
+      zero_points: optional cache dict edge -> point of ``P(c)`` with ``s_e = 0``; filled with one certified
+        LP (:func:`edge_lp_minima`) per flipped edge it lacks.
     Returns:
       ``[K, |E|]`` array of points along the path, or ``None`` when a forced edge changes sign (no path
       exists: ``|theta_e| >= sqrt(min_P s_e) > 0`` on all of ``H_G(c)``).

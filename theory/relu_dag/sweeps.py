@@ -32,8 +32,9 @@ from theory.relu_dag.singular import (
 
 
 def feasibility_sweep(rng, n: int = 300, n_ctl: int = 100) -> dict:
-    """Proposition 3 (``H_G(c)`` non-empty) on ``n`` random DAGs (1-14 hidden nodes) with float or rational
-    ``c``: the flow certificate of :func:`feasible_point` checked with Fractions, a certified HiGHS point,
+    """Proposition 3 (``H_G(c)`` non-empty) on ``n`` random DAGs (``random_dag`` with 1-3 inputs, 1-14 hidden
+    nodes, 1-2 outputs, edge probability ``p ~ U[0.1, 0.6)``) with ``c`` exact rationals ``k / q`` (``k`` in
+    -5..5, ``q`` in 1..3) on even cases and ``N(0, 3^2)`` floats on odd ones: the flow certificate of :func:`feasible_point` checked with Fractions, a certified HiGHS point,
     and the float balance of ``theta = sqrt(s)``. Controls on the first ``n_ctl`` graphs: one more
     constrained node on no input-to-output path (an input with ``c = +1``, an output with ``c = -1``).
 
@@ -81,7 +82,13 @@ def connectivity_sweep(rng, n_nb: int = 150, n_lp: int = 40, n_lay: int = 60, n_
     """Theorem 1's corollaries as counts: DAGs without bottleneck nodes connected (and no forced edge by LP
     on the first ``n_lp``), layered nets with widths >= 2 connected, d-l-1 nets (d >= 2) with
     ``2^#{k: c_k < 0}`` components. Controls (``n_ctl`` each): one added in-bottleneck, one hidden layer of
-    width 1, d = 1. Returns each count under its name (``*_cases`` beside it)."""
+    width 1, d = 1. Returns each count under its name (``*_cases`` beside it).
+
+    Families: no-bottleneck DAGs with 2-3 inputs, 1-12 hidden nodes, 2-3 outputs, ``p ~ U[0.1, 0.5)``, ``c``
+    in -3..3 (even cases) or ``N(0, 3^2)`` (odd); layered nets of 3-5 layers of widths 2-4, ``c ~ N(0, 3^2)``;
+    d-l-1 nets with d in 2..5, l in 1..8, ``c`` in -2..2 (odd) or ``N(0, 1)`` (even). Controls: a hidden
+    node ``hb`` fed by ``x0`` alone and feeding ``y0`` and ``y1``; 3-4 layers of widths 2-4 with a width-1
+    layer inserted among the hidden ones; d = 1 with l in 1..8 and ``c ~ N(0, 1)``."""
     def c_of(info, i):
         return ({v: float(rng.normal(scale=3)) for v in info.hidden} if i % 2 else
                 {v: int(rng.integers(-3, 4)) for v in info.hidden})
@@ -144,7 +151,13 @@ def singular_sweep(rng, n_rank: int = 200, n_ex: int = 60, n_bf: int = 25, n_ini
     ``random_inits_nonsingular`` and, for the control, ``masked_inits_nonsingular`` (Bernoulli(1/2) zeros);
     ``generic_c_smooth`` and ``dims_ok`` (full rank at 5 points, dimension |E| - |V_hid|); for the control,
     ``nongeneric_smooth`` (c with a cut-off set of sum 0, its LP point included). ``min_singular_value_gap``:
-    the smallest ``s_r / s_(r+1)`` at the SVD rank. Case counts under ``n_*``."""
+    the smallest ``s_r / s_(r+1)`` at the SVD rank. Case counts under ``n_*``.
+
+    Families (``random_dag(inputs, hidden, outputs, p)``): rank (2, 1-9, 2, ``U[0.2, 0.6)``) with Gaussian
+    weights zeroed with probability ``U[0.3, 1)``; existence (2, 1-6, 2, ``U[0.2, 0.6)``), ``c`` in -1..1;
+    brute force (1-2, 1-4, 1-2, 0.3) with at most 8 edges, ``c`` in -1..1; initialisations (3, 2-12, 2,
+    0.3); generic ``c ~ N(0, 1)`` and the non-generic control (``c`` in -1..1) on (2, 2-8, 2, 0.35). Sampled
+    points (:func:`sample_point`) use one LP vertex each, with random signs for generic ``c``."""
     out = dict.fromkeys(("rank_formula_agrees", "per_node_rank_agrees", "existence_lp_agrees",
                          "cases_with_singular_points", "existence_vs_bruteforce", "bruteforce_cases_singular",
                          "random_inits_nonsingular", "masked_inits_nonsingular", "generic_c_smooth",
@@ -221,7 +234,11 @@ def component_count_sweep(rng, n_rand: int = 80, n_timed: int = 10) -> dict:
     (:func:`orthant_classes`) beside ``predicted_classes`` (``2^#forced``), ``wrong_joins``,
     ``wrong_splits`` and ``path_residual``; ``wrong_rule_counts`` (``2^#edges`` of the per-node and the
     every-bottleneck rules, for controls) on the same cases; ``max_seconds_20_hidden`` of
-    :func:`count_components` over ``n_timed`` DAGs with 20 hidden nodes (wall clock)."""
+    :func:`count_components` over ``n_timed`` DAGs with 20 hidden nodes (wall clock).
+
+    Families: random DAGs with 1-3 inputs, 1-9 hidden nodes, 1-2 outputs, ``p ~ U[0.1, 0.5)``, ``c ~ N(0, 1)``
+    (odd cases) or in -2..2 (even); timed DAGs with 3 inputs, 20 hidden nodes, 2 outputs,
+    ``p ~ U[0.08, 0.3)``."""
     ex = worked_examples()
     table_ok = sum(forced_edges(G, c) == forced_edges_lp(G, c) == forced_edges_bruteforce(G, c) == fe
                    for _, G, c, fe in ex)
