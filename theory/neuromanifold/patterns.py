@@ -25,9 +25,11 @@ def poly_name(activation_coeffs: Sequence[Any], var: str = "x") -> str:
     for i, c in reversed(list(enumerate(activation(activation_coeffs)))):
         if c == 0:
             continue
-        mono = "1" if i == 0 else var if i == 1 else f"{var}^{i}"
-        coef = "" if (c == 1 and i > 0) else f"{c}" if i == 0 else f"({c})"
-        terms.append(f"{coef}{mono}" if coef else mono)
+        if i == 0:  # the constant term is its coefficient alone
+            terms.append(f"{c}")
+            continue
+        mono = var if i == 1 else f"{var}^{i}"
+        terms.append(mono if c == 1 else f"({c}){mono}")
     return " + ".join(terms)
 
 
