@@ -8,8 +8,11 @@ two-way (|a - b| <= 3 combined SE holds, above fails), so there the boundary is 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+import scipy.stats
 
 from claims import ledger
 from claims import mdm_variance as C
@@ -196,7 +199,6 @@ def _mask_sums(c) -> np.ndarray:
     """Exact mask sums ``[2, L + 1]`` of a loss whose masked tokens cost ``c_i (1 + k / L)`` when k tokens
     are masked (harder with less context, so E[l | t] rises with t), by enumerating the masks
     (independent of the code under test)."""
-    import itertools
     out = np.zeros((2, c.size + 1))
     for m in itertools.product((0, 1), repeat=c.size):
         k = sum(m)
@@ -370,7 +372,6 @@ def test_training_fails_when_the_control_estimator_also_passes():
 
 
 def test_spread_decision_is_the_f_interval():
-    import scipy.stats
     x, y = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, 10.0, 20.0, 30.0])
     r = np.var(x, ddof=1) / np.var(y, ddof=1)
     hi = r / scipy.stats.f.ppf(0.025, 3, 3)
@@ -538,7 +539,6 @@ def test_table_orderings_fail_when_the_thinned_control_also_ranks_above_standard
 
 
 def test_ordering_decision_pairs_the_seeds_on_the_student_t_interval():
-    import scipy.stats
     # a common per-seed level 10 times the method gap: only the paired comparison resolves the gap
     a, _ = _orderings(seed_sd=0.1, noise=0.002)
     f = C.final_val_loss(a)

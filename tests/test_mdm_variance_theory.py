@@ -5,6 +5,8 @@ binning steps. float64 throughout (the conftest turns x64 on).
 
 Each tolerance says the smallest error it can detect; the plausible bugs it guards are larger."""
 
+import itertools
+import math
 import statistics
 from fractions import Fraction
 
@@ -12,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from scipy import integrate, special
 
 from theory import mdm_variance as th
 
@@ -216,7 +219,6 @@ def test_binned_is_variance_by_quadrature():
     the importance-weighted variance int_eps^1 l^2 u^2 / p dt - (int u l dt)^2 (u = 1 / (1 - eps)) by
     quadrature per bin, against the bin-sum form, to 1e-9 relative; P-POTS's bin probabilities reach the
     Cauchy-Schwarz minimum and random probabilities do no better."""
-    from scipy import integrate
 
     eps = 0.05
     edges = th.t_bin_edges(eps, 6)
@@ -249,7 +251,6 @@ def test_binned_is_variance_by_quadrature():
 
 def _brute_moments(logp_fn, x0, t):
     """E[l | x0, t] and E[l^2 | x0, t] by a loop over all 2^L masks with probability t^k (1-t)^(L-k)."""
-    import itertools
     length = len(x0)
     g = m2 = 0.0
     for bits in itertools.product((False, True), repeat=length):
@@ -271,16 +272,15 @@ def test_exact_t_moments_by_mask_loop():
     sums = np.asarray(th.exact_mask_sums(fn, jnp.asarray(x0)))
     ts = np.array([0.03, 0.4, 0.9])
     g, m2 = th.exact_t_moments(sums, ts)
+    brute_fn = jax.jit(fn)   # one compile: every mask has the shape [5]
     for j, t in enumerate(ts):
-        bg, bm = _brute_moments(fn, x0, t)
+        bg, bm = _brute_moments(brute_fn, x0, t)
         assert g[j] == pytest.approx(bg, rel=1e-12) and m2[j] == pytest.approx(bm, rel=1e-12)
 
 
 def test_t_quadrature_against_beta_integrals():
     """int_eps^1 t^(k-1) (1-t)^(L-k) dt (closed form: incomplete Beta) and int t^-1 (1-t)^(L-1) dt (binomial
     expansion), to 1e-12 relative: the rule that every exact variance uses."""
-    import math
-    from scipy import special
     length = 16
     for eps in (1e-2, 1e-4):
         t, w = th.t_quadrature(eps, breaks=th.t_bin_edges(eps, 8))
@@ -293,7 +293,6 @@ def test_t_quadrature_against_beta_integrals():
 
 def _fake_sums(rng, n, length=5):
     """Exact sums of losses s(m) = sum_{i in m} c_i (1 + k / L) with random per-sequence c (mask enumeration)."""
-    import itertools
     out = np.zeros((n, 2, length + 1))
     for i in range(n):
         c = 1.0 + rng.random(length)
@@ -309,7 +308,6 @@ def test_pots_exact_by_scipy_quadrature_and_deletion():
     """pots_exact against scipy.integrate.quad of its defining integrals (uniform, optimum, the paper's
     density) to 1e-8 relative, the identity V(p ~ M2) = V(uniform), the optimum below every other density,
     and the jackknife SE against deletion from scratch."""
-    from scipy import integrate
 
     rng = np.random.default_rng(7)
     sums = _fake_sums(rng, 6)
@@ -396,7 +394,6 @@ def test_pots_exact_binned_density_is_probability_per_unit_t():
     for unequal bins ``V = u^2 int M2 / p dt - mu^2`` agrees with scipy's adaptive quadrature of the same
     integrand bin by bin (M2(t) averaged over the sequences by :func:`exact_t_moments`, which
     test_exact_t_moments_by_mask_loop checks against a mask loop)."""
-    from scipy import integrate
 
     rng = np.random.default_rng(0)
     sums = np.abs(rng.normal(size=(4, 2, 6)))

@@ -6,10 +6,15 @@ with non-default C and max_iter, the linear-feature model's defaults, refusals a
 Mutants no input can tell apart are listed with the reason in tests/mutation_equivalents.yaml. float64
 throughout (numpy)."""
 
+import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy.integrate import quad
+from scipy.stats import norm
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -245,7 +250,6 @@ def test_effective_rank_of_unequal_variances_and_an_exactly_zero_direction():
     """Rows +-a e1, +-b e2 (centred): covariance eigenvalues proportional to a^2, b^2, so the effective
     rank is exp(H(p)) with p = (a^2, b^2) / (a^2 + b^2); a third, empty axis adds a zero eigenvalue,
     which carries no mass (0 log 0 = 0). A single row is refused."""
-    import math
 
     for a, b in ((1.0, 2.0), (3.0, 0.5)):
         p = np.array([a * a, b * b]) / (a * a + b * b)
@@ -366,9 +370,7 @@ def test_bayes_accuracy_two_general_classes_and_three_collinear_ones():
     d = (1, -3/2) is 6.4 / 1.91 (by hand), accuracy Phi(Delta / 2). K = 3 on a line at 0, 1, 3 with unit
     variance (the Gram matrix of the differences is singular): the Bayes regions are x < 1/2, 1/2 < x < 2,
     x > 2, so the accuracy is (Phi(1/2) + Phi(1) - Phi(-1/2) + Phi(1)) / 3."""
-    import math
 
-    from scipy.stats import norm
 
     got = th.bayes_accuracy_lda(np.array([[1.0, 0.5], [2.0, -1.0]]), np.array([[2.0, 0.3], [0.3, 1.0]]))
     assert got == pytest.approx(norm.cdf(math.sqrt(6.4 / 1.91) / 2), abs=1e-14)
@@ -388,8 +390,6 @@ def test_bayes_accuracy_is_deterministic_with_seed_zero_by_default():
 def test_bayes_accuracy_reaches_a_small_requested_error():
     """K = 4 orthogonal equidistant classes at a = 0.7 (a 3-dimensional integral), abseps = 1e-8: within
     5 abseps of the one-dimensional quadrature int phi(t) Phi(a + t)^3 dt."""
-    from scipy.integrate import quad
-    from scipy.stats import norm
 
     want = quad(lambda t: norm.pdf(t) * norm.cdf(0.7 + t) ** 3, -12, 12, epsabs=1e-13)[0]
     got = th.bayes_accuracy_lda(0.7 * np.eye(4, 5), np.eye(5), abseps=1e-8)
@@ -416,9 +416,7 @@ def test_probe_defaults_and_arguments_are_scikit_learns():
     max_iter reach scikit-learn (C = 0.5 is allowed, max_iter = 3 stops early). Test labels are the
     reference's own predictions, so the right probe scores exactly 1; the references with another
     standardisation, C or max_iter disagree on hundreds / tens of the 2000 test points."""
-    import warnings
 
-    from sklearn.exceptions import ConvergenceWarning
 
     x, y, test = _probe_data()
 

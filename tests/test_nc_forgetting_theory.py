@@ -19,10 +19,15 @@ float64 throughout (numpy).
 """
 
 import itertools
+import math
 from fractions import Fraction
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from scipy.integrate import quad
+from scipy.stats import norm
 
 from theory import nc_forgetting as th
 
@@ -61,8 +66,6 @@ def _gd_by_autodiff(X, Y, V, W, b, probes, *, eta, lam, steps, momentum, depth):
     """linear_feature_gd written differently: gradients by jax.grad of the written-out objective
     (mean cross-entropy + lam/2 ||feature map||^2), the projection onto S_t by least squares on the
     centred class means (no SVD), heavy-ball momentum by the textbook update."""
-    import jax
-    import jax.numpy as jnp
 
     labels = Y.argmax(axis=1)
 
@@ -253,7 +256,6 @@ def test_the_collapsed_instance_obeys_the_law_within_the_budget_and_the_controls
 
 def test_bayes_accuracy_of_two_classes_is_phi_of_half_the_mahalanobis_distance():
     """K = 2: Phi(Delta / 2), Delta^2 = (mu_1 - mu_0)^T Sigma^-1 (mu_1 - mu_0), here 2^2 / 4 + 1^2 / 1 = 2."""
-    from scipy.stats import norm
 
     means = np.array([[0.0, 0.0], [2.0, 1.0]])
     cov = np.diag([4.0, 1.0])
@@ -264,8 +266,6 @@ def test_bayes_accuracy_of_two_classes_is_phi_of_half_the_mahalanobis_distance()
 def test_bayes_accuracy_of_orthogonal_equidistant_classes_against_one_dimensional_quadrature(K, a):
     """Means a e_c with the identity covariance: given class c, the Bayes rule picks c iff x_c > x_k for all
     k, so the accuracy is int phi(t) Phi(a + t)^(K - 1) dt (one-dimensional quadrature, scipy.quad)."""
-    from scipy.integrate import quad
-    from scipy.stats import norm
 
     expected = quad(lambda t: norm.pdf(t) * norm.cdf(a + t) ** (K - 1), -12, 12, epsabs=1e-12)[0]
     means = a * np.eye(K, K + 2)
@@ -276,9 +276,7 @@ def test_bayes_accuracy_of_orthogonal_equidistant_classes_against_one_dimensiona
 def test_bayes_accuracy_of_the_simulated_gaussian_classes_matches_monte_carlo():
     """The simulation's ten classes at separation 1.0 (root seed 0): the Bayes classifier (LDA with the true
     parameters) on 200,000 fresh draws scores within 4 standard errors of the integral, which is near 0.9."""
-    import math
 
-    import jax
 
     k = jax.random.key(0)
     ka, km, *_ = jax.random.split(k, 5)

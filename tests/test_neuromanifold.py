@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 import numbers
 import random
+import time
 from fractions import Fraction as F
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import sympy as sp
@@ -360,7 +362,6 @@ def test_numeric_rank_agrees_with_exact_on_a_grid_sample():
 
 
 def test_exact_rank_of_a_210_parameter_network_is_fast():
-    import time
 
     t0 = time.perf_counter()
     assert nm.mlp_dimension((10, 10, 10, 1), X3X2) == 210
@@ -378,7 +379,6 @@ def test_rank_bounded_by_parameters_and_ambient(widths, act):
 # --------------------------------------------------------------------------- JAX functions
 
 def test_jax_networks_match_sympy():
-    import jax.numpy as jnp
 
     rng = np.random.default_rng(0)
     for kind, shape, act in (("mlp", (2, 3, 2), G3), ("cnn", ((3, 2), (2,)), [0, 1, 1])):
@@ -520,7 +520,6 @@ def test_cnn_node_pair_brief_example():
 
 
 def test_subnetwork_distance_zero_at_subnetworks():
-    import jax.numpy as jnp
 
     assert float(nm.subnetwork_distance("mlp", (2, 2, 1), jnp.array([1., 2, 3, 4, 5, 0]))) == 0
     assert float(nm.subnetwork_distance("cnn", ((3, 2), (2,)), jnp.array([0., 2, 3, 4, 5]))) == 0

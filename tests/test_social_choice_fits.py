@@ -165,7 +165,11 @@ def test_fit_rows_reports_a_zero_duality_gap_and_a_complete_certificate():
     assert set(cert) >= {"grad_norm", "grad_bound", "mu0", "mu", "ball", "radius"}
     c = {k: float(v) for k, v in cert.items()}
     assert 0 <= c["grad_norm"] <= c["grad_bound"] and 0 < c["mu"] <= c["mu0"]
-    assert c["radius"] <= c["ball"] and c["radius"] == pytest.approx(btl.radius, rel=1e-12)
+    # The radius is |g| / mu with |g| ~ 1e-13, rounding noise recomputed here in the original coordinates
+    # (fit_rows certifies in a basis of the rows' span): the two agree to ~1e-4 relative, not to 1e-12, and
+    # an absolute floor would hide them altogether.
+    assert c["radius"] <= c["ball"] and c["radius"] == pytest.approx(btl.radius, rel=1e-3, abs=0)
+    assert 0 < c["radius"] < 1e-10
 
 
 def test_comparison_rows_of_one_vote_and_of_no_vote():

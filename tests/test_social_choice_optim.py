@@ -1,0 +1,266 @@
+"""Social choice optimisers, the exact uniform-coverage loss and the instances against independent references:
+the uniform loss integrated directly (scipy quad, a Gauss-Legendre product rule over each voter's
+hemisphere written here), the BTL Hessian integrated by quad, scipy minimising a loss written out, an
+eigenvalue bound on a matrix built to defeat inverse iteration, and instances typed in from their
+docstrings and the papers."""
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import integrate, special
+from scipy.optimize import minimize
+
+from theory import social_choice as sc
+
+LOSSES = {"btl": lambda m: np.logaddexp(0.0, -m), "exp": lambda m: np.exp(-m),
+          "hinge": lambda m: np.maximum(0.0, 1.0 - m)}
+
+
+def _uniform_loss_circle(theta, V, w, loss):
+    """sum_i w_i E_x[l(<theta, x> sign<v_i, x>)], x uniform on the circle: quad in the angle, split where a
+    voter's sign flips and (hinge) where the margin crosses 1."""
+    l = LOSSES[loss]
+    rho, t0 = float(np.hypot(*theta)), math.atan2(theta[1], theta[0])
+    cuts = {0.0, 2 * math.pi}
+    for v in V:
+        for k in (-1, 0, 1, 2):
+            c = (math.atan2(v[1], v[0]) + math.pi / 2 + k * math.pi) % (2 * math.pi)
+            cuts.add(c)
+    if rho > 1:
+        for s in (1, -1):
+            for k in (0, 1):
+                cuts.add((t0 + s * math.acos(1 / rho) + k * math.pi) % (2 * math.pi))
+    cuts = sorted(cuts)
+    total = 0.0
+    for v, wi in zip(V, w):
+        def f(a, v=v):
+            x = np.array([math.cos(a), math.sin(a)])
+            return float(l(float(theta @ x) * np.sign(v @ x)))
+        total += wi * sum(integrate.quad(f, a, b, epsabs=1e-14, epsrel=1e-13, limit=200)[0]
+                          for a, b in zip(cuts[:-1], cuts[1:]) if b > a)
+    return total / (2 * math.pi)
+
+
+def _uniform_loss_sphere(theta, V, w, loss, n=60):
+    """The same in d = 3 for a smooth loss: voter i's term is the mean of l(<theta, x>) over its hemisphere
+    {<v_i, x> > 0} (x and -x carry the same comparison), integrated by a Gauss-Legendre product rule in
+    the polar angle from v_i (density sin) and in the azimuth."""
+    l = LOSSES[loss]
+    tb, wb = special.roots_legendre(n)
+    b, wb = (tb + 1) * math.pi / 4, wb * math.pi / 4  # polar angle in (0, pi/2)
+    tf, wf = special.roots_legendre(2 * n)
+    f, wf = (tf + 1) * math.pi, wf * math.pi  # azimuth in (0, 2 pi)
+    total = 0.0
+    for v, wi in zip(V, w):
+        vh = v / np.linalg.norm(v)
+        e1 = np.cross(vh, [0.3, -0.5, 0.8])
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(vh, e1)
+        B, F = np.meshgrid(b, f, indexing="ij")
+        x = (np.cos(B)[..., None] * vh + (np.sin(B) * np.cos(F))[..., None] * e1
+             + (np.sin(B) * np.sin(F))[..., None] * e2)
+        W = np.outer(wb * np.sin(b), wf) / (2 * math.pi)  # hemisphere area 2 pi
+        total += wi * float(np.sum(W * l(x @ theta)))
+    return total
+
+
+def test_uniform_loss_with_voters_beyond_a_right_angle_matches_direct_integration():
+    """The one-dimensional reduction (H&K §5 loss, uniform_loss) against the loss integrated directly, at a
+    theta that is not the optimum, with voters more than 90 degrees from theta (the odd part's
+    E[sign | t] is then -1 past the breakpoint) and one voter exactly orthogonal to theta (a breakpoint at
+    pi/2): d = 2 by quad, d = 3 by a product rule; no floating-point warning is raised."""
+    theta = np.array([1.3, 0.4])
+    ang = np.radians([10.0, 150.0, 250.0])
+    V2 = np.stack([np.cos(ang), np.sin(ang)], 1)
+    V2 = np.vstack([V2, [-0.4, 1.3]])  # orthogonal to theta
+    w2 = np.array([0.5, 1.2, 0.8, 0.3])
+    V3 = np.array([[1.0, 0.2, 0.1], [-0.9, 0.3, 0.2], [0.1, -0.8, -0.6], [0.0, 0.0, 1.0]])
+    th3 = np.array([1.1, -0.3, 0.0])  # orthogonal to the last voter
+    w3 = np.array([1.0, 0.7, 0.5, 0.4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for loss in ("btl", "exp", "hinge"):
+            # both are accurate to ~1e-13; a wrong E[sign | t] past a breakpoint moves the loss by O(0.1)
+            assert sc.uniform_loss(theta, V2, w2, loss) == pytest.approx(
+                _uniform_loss_circle(theta, V2, w2, loss), abs=1e-10)
+        for loss in ("btl", "exp"):
+            assert sc.uniform_loss(th3, V3, w3, loss, 80) == pytest.approx(
+                _uniform_loss_sphere(th3, V3, w3, loss), abs=1e-10)
+
+
+def _btl_hessian_circle(theta, W):
+    """W E[sigma'(<theta, x>) x x^T], x uniform on the circle (the BTL uniform-coverage Hessian: the signs
+    square away), by quad."""
+    H = np.empty((2, 2))
+    for i in range(2):
+        for j in range(2):
+            def g(a):
+                x = (math.cos(a), math.sin(a))
+                s = 1.0 / (1.0 + math.exp(-(theta[0] * x[0] + theta[1] * x[1])))
+                return s * (1 - s) * x[i] * x[j]
+            H[i, j] = integrate.quad(g, 0, 2 * math.pi, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+    return W * H / (2 * math.pi)
+
+
+def test_one_dimensional_fit_reports_the_true_curvature_and_the_closed_form_optimum():
+    """method "1d" (exact reduction, finite-difference Newton) on BTL in the plane: theta is the closed-form
+    optimum (direction u / |u|, length the root of W E[(sigma(rho x_1) - 1/2) x_1] = |u| / pi, solved
+    here by quad and brentq), grad_norm is near 0, mu is the smallest eigenvalue of the Hessian
+    W E[sigma'(<theta, x>) x x^T] at theta (the documented field), and the method is labelled "1d"."""
+    from scipy.optimize import brentq
+    V = np.array([[1.0, 0.0], [-0.5, 0.8], [0.1, -1.0]])
+    w = np.array([2.0, 1.5, 1.0])
+    f = sc.uniform_coverage_fit(V, w, loss="btl", method="1d")
+    assert f.method == "1d"
+    u = (w[:, None] * V / np.linalg.norm(V, axis=1, keepdims=True)).sum(0)
+    W = w.sum()
+
+    def eq(r):
+        return W * integrate.quad(lambda a: (0.5 * math.tanh(0.5 * r * math.cos(a))) * math.cos(a), 0, math.pi,
+                                  epsabs=1e-15, epsrel=1e-13, limit=200)[0] / math.pi - np.linalg.norm(u) / math.pi
+    rho = brentq(eq, 1e-6, 50.0, xtol=1e-15)
+    np.testing.assert_allclose(f.theta, rho * u / np.linalg.norm(u), rtol=0, atol=1e-10)
+    assert f.grad_norm < 1e-10
+    mu = np.linalg.eigvalsh(_btl_hessian_circle(f.theta, W))[0]
+    # the Hessian by central differences with step 1e-3 |theta| errs by ~2e-8 relative here; a step twice
+    # as long errs 4x more (~7e-8)
+    assert f.mu == pytest.approx(mu, rel=4e-8)
+
+
+def test_coverage_rows_default_to_btl_quadrature_and_the_fit_labels_its_method():
+    """coverage_rows' default loss is BTL (smooth: Gauss-Legendre nodes, the same rows as loss="btl"); the
+    rows integrate x over each voter's half-circle exactly: E[x | <v, x> > 0] = (2 / pi) v / |v|, so
+    sum_j w_j z_j = (2 / pi) sum_i w_i v_i / |v_i|. The fit by these rows is labelled "nodes", the
+    hinge fit (exact reduction) "1d"."""
+    V = np.array([[1.0, 0.2], [-0.3, 1.0]])
+    w = np.array([0.7, 0.3])
+    rows = sc.coverage_rows(V, w)
+    btl = sc.coverage_rows(V, w, loss="btl")
+    np.testing.assert_array_equal(rows.Z, btl.Z)
+    np.testing.assert_array_equal(rows.w, btl.w)
+    assert rows.w.sum() == pytest.approx(1.0, rel=1e-14)
+    want = 2 / math.pi * (w[:, None] * V / np.linalg.norm(V, axis=1, keepdims=True)).sum(0)
+    np.testing.assert_allclose(rows.w @ rows.Z, want, rtol=0, atol=1e-14)
+    assert sc.uniform_coverage_fit(V, w).method == "nodes"
+    assert sc.uniform_coverage_fit(V, w, loss="hinge").method == "1d"
+
+
+def test_uniform_coverage_needs_two_directions_among_positive_weights():
+    """Voters of weight 0 do not count: one voter left with positive weight is one direction, with no
+    finite optimum under uniform coverage (refused); two opposite voters are two directions (accepted)."""
+    V = np.array([[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="point the same way"):
+        sc.uniform_coverage_fit(V, [1.0, 0.0])
+    with pytest.raises(ValueError, match="point the same way"):
+        sc.coverage_rows(np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]]), [1.0, 3.0, 0.0])
+    assert sc.uniform_coverage_fit(np.array([[1.0, 0.0], [-1.0, 0.0]]), [2.0, 1.0]).theta[0] > 0
+
+
+def test_dose_fit_without_coverage_refuses_separable_pairs():
+    """With coverage share alpha = 0 the fit is on the labelled pairs alone; when every voter prefers the
+    same side of every pair the BTL loss keeps falling along a separating direction (no finite optimum),
+    which fit_rows refuses; any positive share of uniform coverage makes the optimum finite."""
+    V, w = np.array([[1.0, 0.2], [0.3, 1.0]]), np.array([0.6, 0.4])
+    prob = sc.dose_problem(np.array([[1.0, 0.0], [0.0, 1.0]]), V, w, 0)
+    with pytest.raises(ValueError, match="no finite optimum"):
+        sc.dose_fit(prob, 0.0)
+    assert np.all(np.isfinite(sc.dose_fit(prob, 0.5)))
+
+
+def test_eigmin_lower_does_not_fake_a_bound_when_inverse_iteration_misses():
+    """eigmin_lower's start vector (1, 4/3) is orthogonal to the eigenvector (4, -3)/5 of the smallest
+    eigenvalue 1 of A = u1 u1^T + 10 u2 u2^T, so inverse iteration finds the Rayleigh value 10: neither 0.999
+    * 10 nor 5 is a lower bound, and the documented answer is -inf (the estimate missed), never a value
+    above lambda_min = 1."""
+    u1, u2 = np.array([4.0, -3.0]) / 5, np.array([3.0, 4.0]) / 5
+    A = np.outer(u1, u1) + 10.0 * np.outer(u2, u2)
+    eigmin = jax.jit(sc.eigmin_lower)
+    lo = float(eigmin(jnp.asarray(A)))
+    assert lo <= 1.0
+    # a well-started matrix still gets a tight bound
+    B = np.diag([2.0, 5.0])
+    assert 0.99 * 2.0 <= float(eigmin(jnp.asarray(B))) <= 2.0
+
+
+def _btl_loss(theta, Z, w):
+    return float(np.sum(w * np.logaddexp(0.0, -(Z @ theta))))
+
+
+def test_newton_fit_far_from_the_optimum_matches_scipy_and_keeps_the_rows_precision():
+    """A BTL fit on three differences, each voted both ways with unequal weights (so a finite optimum
+    exists), whose optimum (-5.04, 0.11) is far from the start 0 and where full Newton steps overshoot
+    (undamped Newton runs off to |theta| ~ 1000): the damped method's line search keeps it on track, and
+    theta is scipy's minimiser of the loss written out, with a small gradient. The same rows in float32
+    give a float32 theta near it (the iteration keeps the rows' dtype)."""
+    D = np.array([[-0.04, -5.6], [-4.66, -2.46], [-0.28, 0.86]])
+    Z = np.vstack([D, -D])
+    w = np.array([0.85, 0.06, 183.74, 0.42, 0.12, 38.25])
+    fit = sc.fit_rows(sc.Rows(Z, w, -np.ones((6, 2), np.int64), np.ones(6, bool)), "btl")
+    ref = minimize(_btl_loss, np.zeros(2), args=(Z, w), method="BFGS", options={"gtol": 1e-10}).x
+    np.testing.assert_allclose(fit.theta, ref, atol=1e-5)  # BFGS is good to ~1e-6 here; a wrong step is off by O(1)
+    assert fit.grad_norm < 1e-9 and 2 <= fit.iterations < 100 and fit.radius < 1e-9
+    th32, _, _ = sc.newton_fit(jnp.asarray(Z, jnp.float32), jnp.asarray(w, jnp.float32), "btl")
+    assert th32.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(th32), ref, rtol=1e-4)
+
+
+def test_check_counts_refuses_a_bool_among_integers():
+    """Counts are non-negative integer multiplicities: a bool is not one, even mixed with ints (numpy
+    would read [True, 1] as the integers [1, 1])."""
+    X, V = [[0, 0], [1, 2], [2, 1]], [[1, 0], [0, 1]]
+    for counts in ([True, 1], [2, False]):
+        with pytest.raises(ValueError, match="non-negative integers"):
+            sc.hinge_certificate(X, V, counts, (0, 1))
+        with pytest.raises(ValueError, match="non-negative integers"):
+            sc.majority_pairs(X, V, counts)
+    # by hand: voter (1, 0) (count 2 of 3, a majority) ranks c > b > a, voter (0, 1) b > c > a
+    assert sc.majority_pairs(X, V, [2, 1]) == [(1, 0), (2, 0), (2, 1)]
+
+
+def test_lcpo_counts_one_lp_per_position_when_the_copeland_order_is_feasible():
+    """One voter: Copeland order is that voter's ranking, which one linear reward (the voter) induces, so
+    at each position the first candidate tried is feasible: n LPs for n candidates, ranking the voter's."""
+    X = np.array([[0.0, 0.0], [3.0, 1.0], [1.0, 2.0], [2.0, -1.0], [-1.0, 0.5]])
+    v = np.array([1.0, 0.3])
+    res = sc.lcpo(X, v[None], [1.0])
+    assert res.ranking == tuple(int(i) for i in np.argsort(-(X @ v)))
+    assert res.lps == X.shape[0]
+
+
+def test_ge_core_is_the_papers_instance():
+    """Ge et al.'s core instance (Lemmas 3.2-3.3) typed in: a = (2, 1), b = (1, 1), c = (0, 0), voters
+    (1, 1) with share p and (-1, 0) with 1 - p, candidates named a, b, c."""
+    g = sc.ge_core(0.7)
+    np.testing.assert_array_equal(g.candidates, [[2, 1], [1, 1], [0, 0]])
+    np.testing.assert_array_equal(g.voters, [[1, 1], [-1, 0]])
+    np.testing.assert_allclose(g.weights, [0.7, 0.3], rtol=1e-15)
+    assert g.names == ("a", "b", "c")
+
+
+def test_compromise_profile_without_noise_is_the_documented_layout():
+    """random_profile("compromise") with noise 0: w = (1, 1, 1), x_j = 4 e_j, c = 4.5 e_1 and a = c + 0.2 u
+    with u a unit vector of the positive orthant (the docstring's layout)."""
+    for s in range(2):
+        X, V, w = sc.random_profile(jax.random.key(s), "compromise", noise=0.0)
+        np.testing.assert_array_equal(X[:5], [[1, 1, 1], [4, 0, 0], [0, 4, 0], [0, 0, 4], [4.5, 0, 0]])
+        d = X[5] - X[4]
+        assert np.all(d >= 0) and np.linalg.norm(d) == pytest.approx(0.2, rel=1e-14)
+
+
+def test_theorem41_layout_draws_points_over_the_whole_box():
+    """theorem41_layout with box = 3: the points' x coordinates are uniform in [-3, 3] and c0 in [-3, 3]^2;
+    over 20 keys (240 line points) the x coordinates reach both ends and average near 0 (standard error
+    0.11), which a box of [-3, 1] (mean -1) would not."""
+    xs, c0s = [], []
+    for s in range(20):
+        X, (i1, i0) = sc.theorem41_layout(jax.random.key(s), 3, 0.02, box=3.0)
+        xs.append(X[:-2, 0])
+        c0s.append(X[i0])
+    xs, c0s = np.concatenate(xs), np.array(c0s)
+    assert xs.min() >= -3 and xs.max() <= 3 and xs.max() > 2.5 and xs.min() < -2.5
+    assert abs(xs.mean()) < 0.5
+    assert np.all(np.abs(c0s) <= 3) and c0s.max() > 1.5
