@@ -264,3 +264,25 @@ def test_theorem41_layout_draws_points_over_the_whole_box():
     assert xs.min() >= -3 and xs.max() <= 3 and xs.max() > 2.5 and xs.min() < -2.5
     assert abs(xs.mean()) < 0.5
     assert np.all(np.abs(c0s) <= 3) and c0s.max() > 1.5
+
+
+@pytest.mark.parametrize("d, deg, rel", [(3, 1.0, 1e-11), (3, 0.01, 1e-8), (2, 0.1, 1e-6), (2, 0.01, 1e-7)])
+def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg, rel):
+    """Two voters of weight 1/2 at angle delta: W - |u| = 1 - cos(delta/2) = 2 sin^2(delta/4). The length
+    equation W E[|x_1| sigma(-rho |x_1|)] = (kappa_d/2)(W - |u|) has, as rho grows, left side
+    W p(0) 2 int_0^inf t sigma(-rho t) dt = W p(0) pi^2 / (6 rho^2), with p(0) the density of x_1 at 0
+    (1/pi in d = 2; 1/2 in d = 3, where x_1 is uniform on [-1, 1] and the law is exact up to e^-rho). So
+    rho* = pi sqrt(W p(0) / (3 kappa_d (W - |u|))), kappa_2 = 2/pi, kappa_3 = 1/2: about 20,800 at 0.01
+    degrees in d = 2. In d = 2 the next term is relative O(1/rho^2) (4e-7 at 0.1 degrees). A residual
+    computed as the difference of two O(1) terms loses rho* here (it read 6,815 at 0.01 degrees). The
+    voters' rounded unit vectors fix W - |u| only to ~1e-16 / gap relative (1e-8 at 0.01 degrees), rho* to
+    half that: the tolerances sit above that floor and far below the old error."""
+    delta = math.radians(deg)
+    V = np.array([[math.cos(delta / 2), math.sin(delta / 2)], [math.cos(delta / 2), -math.sin(delta / 2)]])
+    V = np.c_[V, np.zeros((2, d - 2))]
+    gap = 2 * math.sin(delta / 4) ** 2
+    p0, kap = (1 / math.pi, 2 / math.pi) if d == 2 else (0.5, 0.5)
+    want = math.pi * math.sqrt(p0 / (3 * kap * gap))
+    direction, rho = sc.btl_uniform_closed_form(V, [0.5, 0.5])
+    np.testing.assert_allclose(direction, np.eye(d)[0], atol=1e-15)
+    assert rho == pytest.approx(want, rel=rel, abs=0)

@@ -401,20 +401,30 @@ def kappa(d: int) -> float:
     return math.exp(math.lgamma(d / 2) - math.lgamma((d + 1) / 2)) / math.sqrt(math.pi)
 
 
-def _x1_mean(f, d: int) -> float:
-    """``E f(x_1)`` for x uniform on S^{d-1} (density of x_1 proportional to (1 - t^2)^((d-3)/2))."""
+def _x1_mean(f, d: int, width: float = 1.0) -> float:
+    """``E f(x_1)`` for x uniform on S^{d-1} (density of x_1 proportional to (1 - t^2)^((d-3)/2)).
+
+    The quadrature is split at x_1 = 0 and at ``+-k width`` (k = 1, 4, 16, 64, those inside (-1, 1)):
+    ``width`` is the scale of a feature of ``f`` at 0 (a kink or a spike of width 1/rho), which adaptive
+    quadrature would otherwise step over when it is far below its first nodes' spacing."""
+    ts = sorted({0.0} | {s * k * width for k in (1, 4, 16, 64) for s in (-1, 1) if k * width < 1})
     if d == 2:
         return integrate.quad(lambda a: f(math.cos(a)), 0, math.pi, epsabs=1e-14, epsrel=1e-13,
-                              limit=200)[0] / math.pi
+                              limit=400, points=[math.acos(t) for t in ts])[0] / math.pi
     k = (d - 3) / 2
     norm = special.beta(0.5, (d - 1) / 2)
     return integrate.quad(lambda t: f(t) * (1 - t * t) ** k, -1, 1, epsabs=1e-14, epsrel=1e-13,
-                          limit=200)[0] / norm
+                          limit=400, points=ts)[0] / norm
 
 
 def rho_equation(rho: float, W: float, u_norm: float, d: int) -> float:
-    """Residual of the BTL length equation ``W E[(sigma(rho x_1) - 1/2) x_1] - (kappa_d/2) |u|``."""
-    return W * _x1_mean(lambda t: 0.5 * math.tanh(0.5 * rho * t) * t, d) - 0.5 * kappa(d) * u_norm
+    """Residual of the BTL length equation ``W E[(sigma(rho x_1) - 1/2) x_1] - (kappa_d/2) |u|``, evaluated as
+    ``(kappa_d/2) (W - |u|) - W E[|x_1| sigma(-rho |x_1|)]`` (the same, since ``(sigma(r t) - 1/2) t =
+    |t|/2 - |t| sigma(-r |t|)`` and ``E|x_1| = kappa_d``): both terms are small when the voters nearly
+    agree, and this form computes them without the cancellation of two O(1) terms, so rho* stays accurate
+    as ``W - |u|`` -> 0 (rho* ~ pi sqrt(W / (6 (W - |u|))) in d = 2)."""
+    return (0.5 * kappa(d) * (W - u_norm)
+            - W * _x1_mean(lambda t: abs(t) * special.expit(-rho * abs(t)), d, width=1.0 / max(rho, 1.0)))
 
 
 def btl_uniform_closed_form(voters, weights=None) -> tuple[np.ndarray, float]:
