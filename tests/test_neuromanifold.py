@@ -314,13 +314,12 @@ def test_cnn_support_matches_expansion(k, s, act):
     assert nm.cnn_ambient_dimension(k, s, act, cap=3) is None
 
 
-@pytest.mark.parametrize("kind, shape, act", [("mlp", (2, 2, 1), X3X2), ("mlp", (2, 2, 1), [F(1, 3), F(2, 7), 1]),
-                                              ("mlp", (2, 2, 2), G3), ("cnn", ((3, 2), (2,)), [0, 1, 1]),
-                                              ("cnn", ((2, 2), (1,)), [0, 0, 1])])
-def test_coefficient_jacobian_rank_equals_evaluation_rank(kind, shape, act):
+@pytest.mark.parametrize("kind, shape, act, n", [  # n: parameters (sum of d_l d_(l+1); CNN: sum of the filters)
+    ("mlp", (2, 2, 1), X3X2, 6), ("mlp", (2, 2, 1), [F(1, 3), F(2, 7), 1], 6), ("mlp", (2, 2, 2), G3, 8),
+    ("cnn", ((3, 2), (2,)), [0, 1, 1], 5), ("cnn", ((2, 2), (1,)), [0, 0, 1], 4)])
+def test_coefficient_jacobian_rank_equals_evaluation_rank(kind, shape, act, n):
     """Coefficient-space Jacobian (sympy DomainMatrix over QQ) against the evaluation Jacobian."""
     rng = random.Random(2)
-    n = nm._shape_info(kind, shape)[1]
     point = [rng.choice([-1, 1]) * rng.randint(1, 9) for _ in range(n)]
     coef_rank = nm.coefficient_jacobian(kind, shape, act, point).rank()
     _, X = nm.random_point(kind, shape, rng, "QQ", n_eval=n + 8)
@@ -381,8 +380,8 @@ def test_rank_bounded_by_parameters_and_ambient(widths, act):
 def test_jax_networks_match_sympy():
 
     rng = np.random.default_rng(0)
-    for kind, shape, act in (("mlp", (2, 3, 2), G3), ("cnn", ((3, 2), (2,)), [0, 1, 1])):
-        n, d0 = nm._shape_info(kind, shape)[1:]
+    # (n parameters, d_0 inputs): 2*3 + 3*2 and 2; filters 3 + 2 on 3 + (2 - 1) * 2 = 5 inputs (stride 2)
+    for kind, shape, act, n, d0 in (("mlp", (2, 3, 2), G3, 12, 2), ("cnn", ((3, 2), (2,)), [0, 1, 1], 5, 5)):
         theta = rng.integers(-3, 4, size=n)
         X = rng.integers(-2, 3, size=(4, d0))
         outs, xs, _ = nm.network_sympy(kind, shape, act, [int(t) for t in theta])
