@@ -34,6 +34,7 @@ from jax.sharding import PartitionSpec as P
 from tqdm.auto import tqdm
 
 from sims import costs
+from theory.numerics import check_int
 
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
@@ -360,7 +361,7 @@ def to_host(tree):
     return jax.tree.map(np.asarray, tree)
 
 
-def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None) -> Any:
+def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None, per_device: int | None = None) -> Any:
     """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, with the seed axis sharded over ``mesh``:
     :func:`map_batch` over the seed indices, each turned into its key by :func:`seed_key`.
 
@@ -369,20 +370,21 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None)
       seed: root seed; seed ``i`` uses :func:`seed_key` ``(seed, i)``.
       n_seeds: number of seeds (>= 1); padded internally to a multiple of the device count.
       mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
+      per_device: seeds per device per compiled call (see :func:`map_batch`; default: all at once).
     Returns:
       The pytree of numpy arrays with leading axis ``[n_seeds]``, identical on every process.
     Raises:
-      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``.
+      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``; ``per_device`` not an integer >= 1.
     """
     _check_n_seeds(n_seeds)
     def per_seed(i, *a):
         return fn(seed_key(seed, i), *a)
 
     per_seed.__qualname__ = f"map_seeds({getattr(fn, '__qualname__', 'fn')})"  # its name in the plan
-    return map_batch(per_seed, np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh)
+    return map_batch(per_seed, np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh, per_device=per_device)
 
 
-def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
+def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: int | None = None) -> Any:
     """Run ``fn(item, *args)`` for every entry of the leading axis of the pytree ``batch`` (e.g. the runs
     of a sweep: seed index x buffer size x setting), vmapped, with that axis sharded over ``mesh``.
 
@@ -391,14 +393,21 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
     still differ by rounding, which long float32 training amplifies). The axis is padded (by repeating
     the last entry) to a multiple of the device count.
 
+    With ``per_device`` set, the batch runs in consecutive calls of ``per_device`` entries per device (one
+    compiled function; the last call padded likewise): memory is bounded by ``per_device`` runs per device
+    whatever ``n``, and each device computes the same shapes on 1 or many devices, so the numbers do not
+    depend on the device count (bitwise, on one backend).
+
     Args:
       fn: per-item function of one entry of ``batch`` and shared (replicated) arguments.
       batch: pytree of arrays with a common leading axis ``[n]``, ``n >= 1``.
       mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
+      per_device: entries per device per compiled call, an integer >= 1 (default: all in one call).
     Returns:
       The pytree of numpy arrays with leading axis ``[n]``, identical on every process.
     Raises:
-      ValueError: an empty batch or leaves with different leading sizes.
+      ValueError: an empty batch, leaves with different leading sizes, or ``per_device`` < 1.
+      TypeError: ``per_device`` not an integer.
     """
     leaves = jax.tree.leaves(batch)
     sizes = {np.shape(a)[0] if np.ndim(a) else None for a in leaves}
@@ -413,8 +422,14 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None) -> Any:
         out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
         return jax.lax.with_sharding_constraint(out, sharding)
 
-    out = to_host(run(jax.tree.map(lambda a: shard_rows(a, mesh), batch), *args))
-    return jax.tree.map(lambda a: a[:n], out)
+    if per_device is None:
+        out = to_host(run(jax.tree.map(lambda a: shard_rows(a, mesh), batch), *args))
+        return jax.tree.map(lambda a: a[:n], out)
+    step = check_int(per_device, "per_device", ge=1) * mesh.devices.size
+    rows = np.minimum(np.arange(-(-n // step) * step), n - 1)   # padded_rows' rule, to a multiple of step
+    parts = [to_host(run(jax.tree.map(lambda a: shard_rows(np.asarray(a)[rows[i:i + step]], mesh), batch), *args))
+             for i in range(0, rows.size, step)]
+    return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
 
 
 def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None):

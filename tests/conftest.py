@@ -90,12 +90,28 @@ def toy_ctx(tmp_path):
 STARTUP_S = 180.0  # allowance for the fresh interpreter to import its prelude (JAX) on a loaded machine
 
 
+def _attribute_calls(prelude: str, stmts: list[str]) -> None:
+    """mutmut's coverage pass (``make mutate``) records which test calls which function, in this process
+    only: a statement run in a child interpreter would leave its test unselected for the mutants of the
+    functions it calls, although the child does run them (it inherits MUTANT_UNDER_TEST). So in that pass
+    the statements also run here, on the unmutated code, where they refuse at once or finish."""
+    scope: dict = {}
+    exec(prelude, scope)  # noqa: S102 - the tests' own statements
+    for s in stmts:
+        try:
+            exec(s, scope)  # noqa: S102
+        except Exception:  # noqa: BLE001 - the refusals are the point; the child judges them
+            pass
+
+
 def statement_outcomes(prelude: str, stmts: list[str], timeout: float = 20) -> list[str]:
     """Run each statement after ``prelude`` in one fresh interpreter (4 GiB address space); the outcome of
     each is ``'returned'`` (or what it printed) or ``'ExcType: message'``. A statement still running
     ``timeout`` seconds after the previous one finished fails the test, naming it: the shared check that
     public functions finish in bounded time or refuse, naming their limit. The prelude (imports) has
     its own allowance, :data:`STARTUP_S`, so a slow start-up is not taken for a hanging statement."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        _attribute_calls(prelude, stmts)
     done = "__statement_done__"
     body = "".join(f"try:\n    {s}\nexcept Exception as e:\n    print(f'{{type(e).__name__}}: {{e}}', flush=True)\n"
                    f"else:\n    print('returned', flush=True)\nprint({done!r}, flush=True)\n" for s in stmts)

@@ -64,10 +64,11 @@ def paper_files(paper: str) -> tuple[list[str], list[str]]:
 SHARED_TESTS = ["tests/test_numerics.py"]
 COPIED = ["theory", "sims", "claims", "figures", "paper_configs", "benchmarks", "tests", "pyproject.toml"]
 # Statements not mutated: the wording of an error (the condition that raises is mutated) and the argument
-# checks at the top of a public function (check_real, check_int, _check_*, and social choice's as_points and
-# validate, whose string argument only names the input in the error: their bounds are tested by the refusal
-# tests; in theory/numerics.py, where checking is the mathematics, the checks' bodies are mutated).
-NOT_MUTATED = [r"^\s*raise\s", r"^\s*(\w+\s*(,\s*\w+\s*)*=\s*)?(_?check_\w+|as_points|validate)\("]
+# checks at the top of a public function (check_real, check_int, _check_*, relu_dag's _concrete_real (check_real
+# letting JAX scalars through), and social choice's as_points and validate, whose string argument only names
+# the input in the error: their bounds are tested by the refusal tests; in theory/numerics.py, where checking
+# is the mathematics, the checks' bodies are mutated).
+NOT_MUTATED = [r"^\s*raise\s", r"^\s*(\w+\s*(,\s*\w+\s*)*=\s*)?(_?check_\w+|_concrete_real|as_points|validate)\("]
 # Imported once by the fork server, before any mutant: libraries and the project's packages. None of them
 # starts a JAX backend on import (a backend started before the fork would hang the forked workers).
 PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.special", "sympy", "flint", "statsmodels.api",

@@ -1,6 +1,9 @@
 """``make mutate``'s scoring (tests/mutation.py): which survivors count, read off mutmut's names and diffs."""
 
+import sys
+
 import yaml
+from conftest import statement_outcomes
 
 from tests import mutation
 
@@ -53,3 +56,16 @@ def test_bad_usage_is_one_line_and_exit_2(capsys):
     assert mutation.main(["seesaw", "--sample", "-3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "PAPER must be one of" in err[0] and "SAMPLE must be" in err[1]
+
+
+def test_statements_run_in_a_child_are_attributed_to_their_test_in_mutmuts_coverage_pass(monkeypatch):
+    """mutmut selects, for each mutant, the tests its coverage pass saw calling the mutated function, and it
+    sees this process only: in that pass (MUTANT_UNDER_TEST=stats) statement_outcomes also runs the
+    statements here, so a refusal tested in a child interpreter still selects its test."""
+    stmt = "sys.__dict__.setdefault('_pbe_attributed', []).append(1)"
+    monkeypatch.delattr(sys, "_pbe_attributed", raising=False)
+    assert statement_outcomes("import sys", [stmt]) == ["returned"]
+    assert not hasattr(sys, "_pbe_attributed")           # a normal run: the child alone
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
+    assert statement_outcomes("import sys", [stmt, "raise ValueError('no')"]) == ["returned", "ValueError: no"]
+    assert sys._pbe_attributed == [1]

@@ -227,6 +227,22 @@ def test_lp_verdict_falls_back_to_a_feasibility_lp_when_the_optimum_does_not_cer
     assert v.residual <= 1e-9
 
 
+def test_forward_sequential_by_hand():
+    """The reference forward pass on x0, x1 -> h -> y with a skip x0 -> y (theta: x0->h 2, x1->h -1, h->y 3,
+    x0->y 0.5): x = (1, 1): h = relu(1) = 1, y = 3 + 0.5 = 3.5; x = (1, 3): h = relu(-1) = 0, y = 0.5; with
+    slope 0.1 (leaky) h = -0.1 and y = -0.3 + 0.5 = 0.2. theta_vector lists theta in tuple(G.edges) order
+    with or without a precomputed structure."""
+    G = nx.DiGraph([("x0", "h"), ("x1", "h"), ("h", "y"), ("x0", "y")])
+    theta = {("x0", "h"): 2.0, ("x1", "h"): -1.0, ("h", "y"): 3.0, ("x0", "y"): 0.5}
+    assert tuple(R.structure(G).inputs) == ("x0", "x1")
+    X = np.array([[1.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_array_equal(R.forward_sequential(G, theta, X), [[3.5], [0.5]])
+    np.testing.assert_allclose(R.forward_sequential(G, theta, X, slope=0.1), [[3.5], [0.2]], rtol=1e-15)
+    want = [theta[e] for e in G.edges]
+    np.testing.assert_array_equal(R.theta_vector(G, theta), want)
+    np.testing.assert_array_equal(R.theta_vector(G, theta, R.structure(G)), want)
+
+
 def test_dl1_theta_layout_by_loop():
     """W[k, i] sits on the edge ((0, i), (1, k)) and a_k on ((1, k), (2, 0)), read through the edge order
     of dl1_graph (non-square W so that a transpose shows)."""

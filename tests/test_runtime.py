@@ -230,6 +230,25 @@ def test_map_batch_equals_a_python_loop():
     np.testing.assert_array_equal(part["draw"], out["draw"][1:3])
 
 
+def test_map_batch_per_device_runs_in_calls_of_that_many_entries(monkeypatch):
+    """per_device = 2 on one device: 5 entries run as 3 calls of 2 (the last padded by repeating entry 4),
+    each entry's outputs those of the one-call run (the draws bitwise: they depend on the entry alone)."""
+    batch = _batch()
+    calls, to_host = [], runtime.to_host
+    monkeypatch.setattr(runtime, "to_host", lambda tree: calls.append(tree["index"].shape) or to_host(tree))
+    out = runtime.map_batch(_per_item, batch, 0.25, per_device=2)
+    assert calls == [(2,)] * 3 and len(out["draw"]) == 5
+    monkeypatch.undo()
+    whole = runtime.map_batch(_per_item, batch, 0.25)
+    np.testing.assert_array_equal(out["draw"], whole["draw"])
+    np.testing.assert_array_equal(out["index"], whole["index"])
+    np.testing.assert_allclose(out["value"], whole["value"], rtol=1e-14, atol=0)
+    with pytest.raises(ValueError, match="per_device"):
+        runtime.map_batch(_per_item, batch, 0.25, per_device=0)
+    with pytest.raises(TypeError, match="per_device"):
+        runtime.map_batch(_per_item, batch, 0.25, per_device=1.5)
+
+
 def test_map_batch_refuses_empty_or_ragged_batches():
     with pytest.raises(ValueError, match="common, non-zero leading axis"):
         runtime.map_batch(_per_item, {"seed": np.zeros(0, np.int32), "x": np.zeros((0, 4)),
@@ -254,8 +273,9 @@ assert jax.device_count() == 8
 res = {}
 for size in (8, 3, 1):  # 5 items: padded on 8 and on 3 devices
     out = runtime.map_batch(_per_item, _batch(), 0.25, mesh=runtime.make_mesh(size))
+    fixed = runtime.map_batch(_per_item, _batch(), 0.25, mesh=runtime.make_mesh(size), per_device=2)
     for k, v in out.items():
-        res[f"{k}{size}"] = v
+        res[f"{k}{size}"], res[f"{k}{size}fixed"] = v, fixed[k]
 np.savez(sys.argv[1], **res)
 """
 
@@ -268,10 +288,14 @@ def test_map_batch_is_identical_on_eight_simulated_devices(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     res = dict(np.load(tmp_path / "mb.npz"))
     here = runtime.map_batch(_per_item, _batch(), 0.25)  # this process: one device
+    fixed = runtime.map_batch(_per_item, _batch(), 0.25, per_device=2)
     for size in (8, 3, 1):
         np.testing.assert_array_equal(res[f"draw{size}"], here["draw"])
         np.testing.assert_array_equal(res[f"index{size}"], here["index"])
         np.testing.assert_allclose(res[f"value{size}"], here["value"], rtol=1e-14, atol=0)
+        # two items per device per call: the same shapes on every device count, so the same bits
+        for k in ("draw", "index", "value"):
+            np.testing.assert_array_equal(res[f"{k}{size}fixed"], fixed[k])
 
 
 _ENTRY_POINTS = (["-m", "sims.social_choice", "--config", "paper_configs/social_choice_ge_instance.yaml"],

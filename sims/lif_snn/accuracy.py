@@ -81,7 +81,7 @@ def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:
         def piece(task=task, data=data):
             fn = lambda it, *d: train_network(runtime.seed_key(ctx.config.seed, it[0]), *d, p=tp, task=task,
                                               kind=p.kind, label_noise=it[1])
-            r = runtime.map_batch(fn, items, *data, mesh=ctx.mesh)
+            r = runtime.map_batch(fn, items, *data, mesh=ctx.mesh, per_device=p.per_device)
             return {name: np.asarray(r[name]).reshape((p.n_seeds, k) + np.shape(r[name])[1:]) for name in keep}
 
         for name, arr in ctx.parts.get(pre, piece).items():

@@ -44,6 +44,9 @@ class NetworkTraining:
     lr: float = param(0.03, gt=0)
     logit_scale: float = param(1.0, gt=0, doc="softmax logits = logit_scale * spike counts")
     ns_pairs: int = param(2048, ge=1, doc="(x, y) pairs per nu for each NS estimate", smoke=1024)
+    per_device: int | None = param(None, ge=1, doc="networks trained per device per compiled call (null: all "
+                                   "at once); set, it bounds the memory and keeps the numbers independent of "
+                                   "the device count (runtime.map_batch)")
 
     def __post_init__(self):
         if self.parity_bits > self.parity_n:
@@ -224,7 +227,8 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             def piece(task=task, kind=kind, data=data, ti=ti):
                 fn = lambda k, *d: train_network(
                     jax.random.fold_in(k, 1000 * ti + th.KINDS.index(kind)), *d, p=p, task=task, kind=kind)
-                return runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, *data, mesh=ctx.mesh)
+                return runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, *data, mesh=ctx.mesh,
+                                         per_device=p.per_device)
             cases.append(f"{task}_{kind}")
             per_case.append(ctx.parts.get(f"{task}_{kind}", piece))
             bar.update(1)
