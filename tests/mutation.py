@@ -167,6 +167,9 @@ def is_listed(mutant: str, diff: str, equivalents: list[dict]) -> bool:
     return any(e["function"] == function_of(mutant) and e["mutated"].strip() in added for e in equivalents)
 
 
+CHECK_CALL = re.compile(r"\b(_?check_\w+|_concrete_real|as_points|validate)\(")
+
+
 def _without_strings(line: str) -> str:
     return re.sub(r"\"[^\"]*\"|'[^']*'", '""', line)
 
@@ -174,12 +177,13 @@ def _without_strings(line: str) -> str:
 def is_excluded(diff: str) -> bool:
     """Whether a mutant is one the policy does not score: its mutated line is one that :data:`NOT_MUTATED`
     leaves alone (a run made before a pattern was added generated mutants there), or it changes only a
-    string passed on a line that calls a ``check_*`` function (the name the check's error message gives)."""
+    string passed on a line that calls an argument check (``check_*``, ``_concrete_real``, ``as_points``,
+    ``validate``: the name the check's error message gives)."""
     removed = [ln[1:] for ln in diff.splitlines() if ln.startswith("-")]
     added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")]
     if removed and all(any(re.search(p, ln) for p in NOT_MUTATED) for ln in removed):
         return True
-    return (bool(removed) and len(removed) == len(added) and all("check_" in ln for ln in removed)
+    return (bool(removed) and len(removed) == len(added) and all(CHECK_CALL.search(_without_strings(ln)) for ln in removed)
             and [_without_strings(ln) for ln in removed] == [_without_strings(ln) for ln in added])
 
 

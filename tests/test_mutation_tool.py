@@ -22,6 +22,9 @@ def test_a_survivor_on_an_argument_check_or_an_error_message_is_not_scored():
     name = ('-    k = min(check_int(chunk, "chunk", ge=1), n)\n'
             '+    k = min(check_int(chunk, "XXchunkXX", ge=1), n)')
     assert mutation.is_excluded(name)
+    inner = ('-    r = lift(as_points(candidates, "candidates"), degree) @ theta\n'
+             '+    r = lift(as_points(candidates, "CANDIDATES"), degree) @ theta')
+    assert mutation.is_excluded(inner)
     assert not mutation.is_excluded('-    k = min(check_int(chunk, "chunk", ge=1), n)\n'
                                     '+    k = min(check_int(chunk, "chunk", ge=2), n)')  # the bound is scored
     # a line that computes is scored, even when it also names a check in a comment or a string

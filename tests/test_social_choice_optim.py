@@ -286,3 +286,53 @@ def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg,
     direction, rho = sc.btl_uniform_closed_form(V, [0.5, 0.5])
     np.testing.assert_allclose(direction, np.eye(d)[0], atol=1e-15)
     assert rho == pytest.approx(want, rel=rel, abs=0)
+
+
+def test_pair_rows_refuse_a_zero_difference_and_keep_any_other():
+    """pair_rows: a zero difference vector compares nothing and is refused, naming its index; a difference
+    with equal non-zero entries, (1, 1), is a comparison like any other: voter (1, 0) prefers +(1, 1) and
+    voter (0, 1) does too, one unanimous row of weight 1, its pair index -1 (no candidate pair)."""
+    with pytest.raises(ValueError, match="difference 1 is the zero vector"):
+        sc.pair_rows([[1.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5])
+    r = sc.pair_rows([[1.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5])
+    np.testing.assert_array_equal(r.Z, [[1.0, 1.0]])
+    np.testing.assert_array_equal(r.w, [1.0])
+    assert np.issubdtype(r.pairs.dtype, np.integer) and r.pairs.tolist() == [[-1, -1]]
+
+
+@pytest.mark.parametrize("n, k", [(7, 2), (2, 3)])
+def test_generic_random_profile_needs_three_voters_and_three_candidates(n, k):
+    """random_profile("generic"): with fewer than 3 voters a weight in [0.6, 1] can exceed one half, and
+    fewer than 3 candidates leave no majority cycle: either alone is refused, naming both counts."""
+    with pytest.raises(ValueError, match=f"got k={k}, n={n}"):
+        sc.random_profile(jax.random.key(0), "generic", n=n, k=k)
+
+
+def test_ex7_names_its_seven_candidates():
+    """ex7: five x's, then the Pareto pair c, c' (the last two rows), one name per candidate."""
+    inst = sc.ex7()
+    assert inst.names == ("x0", "x1", "x2", "x3", "x4", "c", "c'") and len(inst.names) == len(inst.candidates)
+    np.testing.assert_allclose(inst.candidates[-2:], [[0.5, 0.5], [0.54, 0.52]], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("arc", [(10.0, 100.0), (-30.0, 150.0), (0.0, 45.0)])
+def test_arc_rows_have_total_weight_sum_w_and_directions_on_the_arc(arc):
+    """arc_rows: directions uniform on the arc, each labelled by every voter, so the rows' weights add up to
+    the voters' total weight (0.7 + 0.5 = 1.2 here); each row is a unit direction x or -x with x on the arc."""
+    V, w = [[1.0, 0.2], [0.3, 1.0]], [0.7, 0.5]
+    r = sc.arc_rows(V, w, arc)
+    assert float(r.w.sum()) == pytest.approx(1.2, rel=1e-13)
+    np.testing.assert_allclose(np.linalg.norm(r.Z, axis=1), 1.0, rtol=1e-15)
+    ang = np.degrees(np.arctan2(r.Z[:, 1], r.Z[:, 0]))
+    on_arc = lambda a: (a - arc[0]) % 360 <= arc[1] - arc[0]  # noqa: E731
+    assert all(on_arc(a) or on_arc(a + 180) for a in ang)
+
+
+def test_norm_budget_bracket_is_the_grid_cell_around_the_optimum():
+    """unit_norm_fit: the optimum is searched on a grid of 36,000 angles (0.01 degree apart), then found
+    by brentq inside the two cells around the grid minimum: a bracket 0.02 degrees wide containing the
+    optimum (1.403 degrees, the example's number), where dL/dphi changes sign."""
+    nb = sc.unit_norm_fit()
+    lo, hi = nb.bracket_deg
+    assert lo < nb.angle_deg < hi and hi - lo == pytest.approx(0.02, rel=1e-9)
+    assert nb.angle_deg == pytest.approx(1.403, abs=5e-4)
