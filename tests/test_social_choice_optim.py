@@ -336,3 +336,12 @@ def test_norm_budget_bracket_is_the_grid_cell_around_the_optimum():
     lo, hi = nb.bracket_deg
     assert lo < nb.angle_deg < hi and hi - lo == pytest.approx(0.02, rel=1e-9)
     assert nb.angle_deg == pytest.approx(1.403, abs=5e-4)
+
+
+def test_comparison_rows_flag_the_pairs_voted_both_ways():
+    """comparison_rows on a = (1, 0), b = (0, 1), c = (2, 2) with voters (1, 0) (weight 0.6) and (0, 1)
+    (0.4): the voters split on (a, b), so both orientations are rows and both are contested; everyone
+    prefers c to a and to b (one uncontested row each, weight 1)."""
+    r = sc.comparison_rows([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]], [[1.0, 0.0], [0.0, 1.0]], [0.6, 0.4])
+    got = {tuple(p): (float(w), bool(c)) for p, w, c in zip(r.pairs.tolist(), r.w, r.contested)}
+    assert got == {(0, 1): (0.6, True), (1, 0): (0.4, True), (2, 0): (1.0, False), (2, 1): (1.0, False)}
