@@ -123,3 +123,27 @@ def test_monomial_basis_lists_each_monomial_of_each_degree_once():
         d0 = widths[0]
         want = sorted(e for e in itertools.product(range(4), repeat=d0) if sum(e) in (2, 3))
         assert nm.monomial_basis("mlp", widths, X3X2) == want and len(want) == n
+
+
+@pytest.mark.parametrize("k, s, q, fits", [
+    ((3, 2), (2,), 1, True),      # s q = 2 < 3 leading zeros, q = 1 < 2 trailing zeros
+    ((3, 3), (1,), 2, True),      # 2 < 3 and 2 < 3
+    ((3, 2), (2,), 2, False),     # s q = 4 >= 3: the leading zeros fill the first filter
+    ((4, 2), (1,), 2, False),     # q = 2 >= k_2 = 2: the trailing zeros fill the second filter
+    ((4, 3), (1,), 0, False),     # q = 0: no shift, no pair
+])
+def test_cnn_node_pair_needs_the_padding_to_fit(k, s, q, fits):
+    """cnn_node_pair (Thm 4.6's nodes): w_1 gets s_1 q leading zeros and w_2 q trailing zeros, so the pair
+    exists iff s_1 q < k_1, 1 <= q < k_2; the two tuples differ and have those zeros."""
+    if not fits:
+        with pytest.raises(ValueError, match="padding"):
+            nm.cnn_node_pair(k, s, 1, q)
+        return
+    t, tp = (list(map(int, a)) for a in nm.cnn_node_pair(k, s, 1, q))
+    assert t != tp and t[:s[0] * q] == [0] * (s[0] * q) and t[sum(k) - q:] == [0] * q
+
+
+def test_fiber_reports_its_groebner_time_as_a_duration():
+    """FiberReport.seconds is the time the Groebner basis took (a duration, not a clock reading)."""
+    rep = nm.fiber("mlp", (2, 2, 1), X3X2, [1, 2, -1, 3, 2, -3])
+    assert 0 <= rep.seconds < 600
