@@ -5,13 +5,18 @@ the papers, and edge cases (one vote, none, ties, contested pairs) where a wrong
 import math
 from fractions import Fraction
 
+import flint
 import jax
 import jax.numpy as jnp
+import mpmath
 import numpy as np
 import pytest
+import sympy
+from scipy import integrate, optimize
 from scipy.optimize import minimize
 
 from theory import social_choice as sc
+from theory.social_choice.rows import to_fraction
 
 
 def test_norm_budget_instance_is_the_example_and_refuses_outside_it():
@@ -180,3 +185,126 @@ def test_comparison_rows_of_one_vote_and_of_no_vote():
     np.testing.assert_array_equal(r.pairs, [[1, 0]])
     with pytest.raises(ValueError, match="no voter prefers"):
         sc.comparison_rows([[0.0, 0.0], [0.0, 1.0]], [[1.0, 0.0]])
+
+
+# l' and l'' of the smooth losses, written from their definitions (BTL log(1 + e^-m), exp e^-m)
+_D1 = {"btl": lambda m: -1.0 / (1.0 + math.exp(m)), "exp": lambda m: -math.exp(-m)}
+_D2 = {"btl": lambda m: 1.0 / ((1.0 + math.exp(m)) * (1.0 + math.exp(-m))), "exp": lambda m: math.exp(-m)}
+
+
+def _circle_mean(f, V):
+    """(1/2 pi) int_0^{2 pi} f(phi) dphi by quad, split where a voter's sign flips."""
+    cuts = sorted({0.0, 2 * math.pi} | {(math.atan2(v[1], v[0]) + math.pi / 2 + k * math.pi) % (2 * math.pi)
+                                          for v in V for k in range(2)})
+    return sum(integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+               for a, b in zip(cuts[:-1], cuts[1:]) if b > a) / (2 * math.pi)
+
+
+def _angle_constant_by_quad(V, w, loss):
+    """The sandwich constant in d = 2 by quad over the circle: theta* solves E[c(x) x] = 0 with
+    c = sum_i w_i l'(<theta, x> s_i) s_i; H = E[sum_i w_i l''(<theta, x> s_i) x x^T], G = E[c^2 x x^T]; the
+    angle's standard deviation is sigma = sqrt(t^T H^-1 G H^-1 t) (t the unit normal of theta*) and the
+    mean of |N(0, sigma^2)| / |theta*| is sigma sqrt(2 / pi) / |theta*|."""
+    V, w = np.asarray(V, float), np.asarray(w, float)
+
+    def parts(phi, th):
+        x = np.array([math.cos(phi), math.sin(phi)])
+        m, s = float(th @ x), np.sign(V @ x)
+        c = sum(wi * _D1[loss](m * si) * si for wi, si in zip(w, s))
+        return x, c, sum(wi * _D2[loss](m * si) for wi, si in zip(w, s))
+
+    def grad(th):
+        return [_circle_mean(lambda a, k=k: parts(a, th)[0][k] * parts(a, th)[1], V) for k in range(2)]
+
+    th = optimize.fsolve(grad, np.ones(2), xtol=1e-13)
+    H, G = np.zeros((2, 2)), np.zeros((2, 2))
+    for i, j in ((0, 0), (0, 1), (1, 1)):
+        H[i, j] = H[j, i] = _circle_mean(lambda a: parts(a, th)[0][i] * parts(a, th)[0][j] * parts(a, th)[2], V)
+        G[i, j] = G[j, i] = _circle_mean(lambda a: parts(a, th)[0][i] * parts(a, th)[0][j] * parts(a, th)[1] ** 2, V)
+    Hi = np.linalg.inv(H)
+    t = np.array([-th[1], th[0]]) / np.linalg.norm(th)
+    return th, math.sqrt(t @ Hi @ G @ Hi @ t) * math.sqrt(2 / math.pi) / np.linalg.norm(th)
+
+
+@pytest.mark.parametrize("loss", ["btl", "exp"])
+def test_asymptotic_angle_constant_matches_the_sandwich_integrated_by_quad(loss):
+    """asymptotic_angle_constant (H from quadrature rows, G and the Gaussian mean by Monte Carlo) against the
+    same sandwich written out in d = 2 with every expectation by quad and the mean of a 1-D Gaussian norm in
+    closed form. Three voters with unequal weights. 2^16 Monte Carlo draws: relative error about 0.5%; the
+    tolerance is 3%. The BTL constant with exp's l' in G reads 2.29 instead of 0.363."""
+    V, w = [[1.0, 0.2], [0.3, 1.0], [-0.4, 1.0]], [0.5, 0.3, 0.2]
+    th, c = _angle_constant_by_quad(V, w, loss)
+    r = sc.asymptotic_angle_constant(V, w, loss=loss, n_mc=2**16, seed=1)
+    np.testing.assert_allclose(r["theta"], th, rtol=1e-8)
+    assert r["c_rad"] == pytest.approx(c, rel=3e-2)
+
+
+def test_hinge_exact_falls_back_to_a_tighter_tolerance_for_a_nearly_tight_row():
+    """hinge_exact reads the tight rows off the float optimum with a tolerance; a row slack by only 1e-10
+    ((1/2, 1/2 + 1e-10) at theta* = (1, 1)) is taken as tight at 1e-9 and 1e-7, which fixes a wrong theta
+    that fails the exact check, and only the third tolerance, 1e-11, leaves it out. The optimum by hand:
+    along each axis 3 max(0, 1 - t) + max(0, 1 + t) is smallest at t = 1 (value 2), and the first row is
+    then not active: theta* = (1, 1), value 4, unique. A loose third tolerance raises CertificateError."""
+    Z = np.array([[Fraction(1, 2), Fraction(1, 2) + Fraction(1, 10**10)], [1, 0], [0, 1], [-1, 0], [0, -1]],
+                 dtype=object)
+    w = np.array([Fraction(1), Fraction(3), Fraction(3), Fraction(1), Fraction(1)], dtype=object)
+    c = sc.hinge_exact(sc.Rows(Z, w, -np.ones((5, 2), np.int64), np.zeros(5, bool)))
+    assert c.value == 4 and c.theta == (1, 1) and c.float_value == pytest.approx(4.0, rel=1e-12)
+
+
+def test_fit_certificate_bound_covers_the_rounding_of_a_margin():
+    """fit_certificate inflates |g| by a bound on its float64 rounding error. One row z = (1, 1) at
+    theta = (30, -2^-49): the margin 30 - 2^-49 is a tie that float64 rounds to 30, so the computed
+    |l'| = sigma(-30) is smaller than the exact one by a relative 2^-49 = 8 eps (d log sigma(-m) / dm is
+    about -1). The exact |g| (mpmath, 50 digits) must lie below the bound; a bound of 2.4 eps |g| (the
+    rounding constant 4 / (p + 2) instead of 4 (p + 2)) does not cover it."""
+    theta = np.array([30.0, -2.0**-49])
+    cert = sc.fit_certificate(jnp.asarray([[1.0, 1.0]]), jnp.asarray([1.0]), jnp.asarray(theta), "btl")
+    with mpmath.workdps(50):
+        m = mpmath.mpf(30) - mpmath.mpf(2) ** -49
+        exact = float(mpmath.sqrt(2) / (1 + mpmath.exp(m)))
+    assert float(cert["grad_norm"]) < exact <= float(cert["grad_bound"])
+
+
+def test_sampled_rows_jax_flags_only_pairs_voted_both_ways():
+    """sampled_rows_jax returns (Z = [x, -x], weights, contested): e1 is preferred by voter (1, 1) and tied
+    by voter (0, 1) (weight 1 for +e1, nothing for -e1: not contested); e2 by both (not contested);
+    (1, -1) by voter (1, 0.5) and the reverse by (-1, 0.5): contested, both orientations flagged."""
+    x = jnp.asarray([[1.0, 0.0], [0.0, 1.0]])
+    _, W, both = sc.sampled_rows_jax(x, jnp.asarray([[0.0, 1.0], [1.0, 1.0]]), jnp.asarray([1.0, 1.0]))
+    np.testing.assert_array_equal(np.asarray(both), [False, False, False, False])
+    _, W, both = sc.sampled_rows_jax(jnp.asarray([[1.0, -1.0]]), jnp.asarray([[1.0, 0.5], [-1.0, 0.5]]),
+                                     jnp.asarray([0.7, 0.3]))
+    np.testing.assert_allclose(np.asarray(W), [0.7, 0.3], rtol=1e-15)
+    np.testing.assert_array_equal(np.asarray(both), [True, True])
+
+
+def test_to_fraction_reads_flint_and_sympy_rationals():
+    """to_fraction: sympy's Rational is a numbers.Rational; python-flint's fmpq (the exact certificates'
+    type) is read through its p and q. Both give the same Fraction as the value's numerator / denominator."""
+    assert to_fraction(flint.fmpq(-2, 7)) == Fraction(-2, 7)
+    assert to_fraction(sympy.Rational(3, 11)) == Fraction(3, 11)
+    with pytest.raises(TypeError, match="expected a rational number"):
+        to_fraction("1/3")
+
+
+def test_newton_fit_defaults_to_btl():
+    """newton_fit(Z, w) with no loss is the BTL fit: three rows in the plane, against scipy minimising
+    sum_j w_j log(1 + e^-<theta, z_j>) written out."""
+    Z = np.array([[1.0, 0.5], [-0.5, 1.0], [-0.2, -1.0]])
+    w = np.array([0.5, 0.3, 0.2])
+    ref = minimize(lambda t: float(np.sum(w * np.logaddexp(0.0, -Z @ t))), np.zeros(2), method="Nelder-Mead",
+                   options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 4000}).x
+    theta, _, _ = sc.newton_fit(jnp.asarray(Z), jnp.asarray(w))
+    np.testing.assert_allclose(np.asarray(theta), ref, atol=1e-6)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_validate_flattens_scalar_and_nested_weights(exact):
+    """validate: a scalar weight for one voter and a nested [[0.7, 0.3]] for two are read as one weight per
+    voter, a flat [k] array, in float64 and in Fractions alike. The float path used to convert the caller's
+    weights again, unflattened, so a scalar weight failed with a TypeError."""
+    _, _, w = sc.validate(None, [[1.0, 0.0]], 2.0, exact=exact, need_candidates=False)
+    assert w.shape == (1,) and w[0] == 2
+    _, _, w = sc.validate(None, [[1.0, 0.0], [0.0, 1.0]], [[0.7, 0.3]], exact=exact, need_candidates=False)
+    assert w.shape == (2,) and [float(x) for x in w] == [0.7, 0.3]

@@ -6,6 +6,7 @@ docstrings and the papers."""
 
 import math
 import warnings
+from fractions import Fraction
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +16,7 @@ from scipy import integrate, special
 from scipy.optimize import minimize
 
 from theory import social_choice as sc
+from theory.social_choice import coverage
 
 LOSSES = {"btl": lambda m: np.logaddexp(0.0, -m), "exp": lambda m: np.exp(-m),
           "hinge": lambda m: np.maximum(0.0, 1.0 - m)}
@@ -345,3 +347,70 @@ def test_comparison_rows_flag_the_pairs_voted_both_ways():
     r = sc.comparison_rows([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]], [[1.0, 0.0], [0.0, 1.0]], [0.6, 0.4])
     got = {tuple(p): (float(w), bool(c)) for p, w, c in zip(r.pairs.tolist(), r.w, r.contested)}
     assert got == {(0, 1): (0.6, True), (1, 0): (0.4, True), (2, 0): (1.0, False), (2, 1): (1.0, False)}
+
+
+def test_theorem41_layout_draws_intercepts_over_the_whole_spread():
+    """theorem41_layout: line j is y = -2 x + b_j with b_j uniform in [-spread, spread]. With spread = 0.5,
+    over 30 keys (90 lines) the intercepts y + 2 x stay within +-0.5 and reach both ends; a draw on
+    [-spread, 1] (the default upper end) would put about a third of them above 0.5."""
+    bs = []
+    for s in range(30):
+        X, _ = sc.theorem41_layout(jax.random.key(s), 3, 0.02, spread=0.5)
+        pts = X[:-2].reshape(3, 4, 2)
+        b = pts[..., 1] + 2 * pts[..., 0]
+        np.testing.assert_allclose(b, b[:, :1] * np.ones((1, 4)), atol=1e-12)  # one intercept per line
+        bs.append(b[:, 0])
+    bs = np.concatenate(bs)
+    assert np.all(np.abs(bs) <= 0.5 + 1e-12) and bs.max() > 0.4 and bs.min() < -0.4
+
+
+@pytest.mark.parametrize("V, w", [([[1.0, 0.2], [0.3, 1.0]], [0.6, 0.4]),
+                                  ([[1.0, 0.2, 0.1], [0.3, 1.0, 0.0], [-0.5, 1.0, 0.4]], [0.5, 0.3, 0.2])])
+def test_uniform_coverage_fit_counts_the_one_dimensional_nodes_it_used(V, w, monkeypatch):
+    """method "1d": ``nodes`` is the number of 1-D quadrature points, n_gauss per piece of [0, pi/2] between
+    the breakpoints 0, pi/2, one per voter and (hinge with |theta| > 1) arcsin(1/|theta|) (uniform_loss's
+    docstring): k + 1 pieces, k + 2 for such a hinge fit. n_gauss is read from the calls. The count was
+    (k + 3) n_gauss for every loss before (a point count, not a piece count)."""
+    seen = set()
+    inner = coverage.uniform_loss
+
+    def spy(theta, voters, weights, loss, n_gauss=40):
+        seen.add(n_gauss)
+        return inner(theta, voters, weights, loss, n_gauss)
+
+    monkeypatch.setattr(coverage, "uniform_loss", spy)
+    for loss in ("btl", "exp", "hinge"):
+        seen.clear()
+        f = sc.uniform_coverage_fit(V, w, loss=loss, method="1d")
+        assert len(seen) == 1
+        pieces = len(V) + 1 + (loss == "hinge" and np.linalg.norm(f.theta) > 1)
+        assert f.nodes == pieces * seen.pop()
+
+
+def test_instances_typed_in_from_their_docstrings():
+    """ex7: voters (1, 0) and (0, 1), unit vectors, weights 0.9 and 0.1. ge_instance(counts=(3, 1),
+    exact=True): the multiplicities are the voters' weights, in order, as Fractions. pair_counterexample
+    with no arguments: float64 data (exact=False is the default), the docstring's differences and voters."""
+    ex = sc.ex7()
+    np.testing.assert_array_equal(ex.voters, [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(ex.weights, [0.9, 0.1])
+    g = sc.ge_instance(eps="1/100", delta=2, counts=(3, 1), exact=True)
+    assert g.weights.tolist() == [Fraction(3), Fraction(1)] and isinstance(g.weights[0], Fraction)
+    D, V, w, u = sc.pair_counterexample()
+    assert D.dtype == V.dtype == w.dtype == np.float64 and u == 2
+    np.testing.assert_allclose(D, [[2, -1], [1, -3], [0.01, 0.03]], rtol=1e-15)
+    np.testing.assert_allclose(w, [0.9, 0.1], rtol=1e-15)
+
+
+def test_hinge_coverage_rows_default_to_the_midpoint_rule():
+    """coverage_rows(loss="hinge") with no resolution: the hinge's midpoint-rule rows (error O(h) in the
+    angle) carry the voters' total weight and give the uniform loss integrated directly (quad) to 1e-5."""
+    V, w = np.array([[1.0, 0.2], [0.3, 1.0]]), np.array([0.6, 0.4])
+    rows = sc.coverage_rows(V, w, loss="hinge")
+    assert float(rows.w.sum()) == pytest.approx(1.0, rel=1e-12)
+    theta = np.array([1.5, 0.8])
+    got = float(np.sum(rows.w * np.maximum(0.0, 1.0 - rows.Z @ theta)))
+    with warnings.catch_warnings():  # quad meets the hinge's kink at the exact breakpoints it is given
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        want = _uniform_loss_circle(theta, V, w, "hinge")
+    assert got == pytest.approx(want, abs=1e-5)

@@ -369,8 +369,9 @@ def uniform_coverage_fit(voters, weights=None, *, loss: str = "btl", method: str
     n_gauss = min(2000, max(_GAUSS, math.ceil(2 * rho)))
     b, gn, mu, _ = _uniform_newton(Q.T @ th0, V, w, loss, Q, n_gauss)
     th = Q @ b
-    return CoverageFit(th, th / np.linalg.norm(th), "1d", float(gn), float(mu), math.nan,
-                       (V.shape[0] + 3) * n_gauss)
+    # uniform_loss's pieces: between 0, pi/2, one breakpoint per voter and (hinge, |theta| > 1) asin(1/|theta|)
+    pieces = V.shape[0] + 1 + int(loss == "hinge" and np.linalg.norm(th) > 1)
+    return CoverageFit(th, th / np.linalg.norm(th), "1d", float(gn), float(mu), math.nan, pieces * n_gauss)
 
 
 def uniform_coverage_direction(voters, weights=None, *, loss: str = "btl") -> np.ndarray:

@@ -44,7 +44,7 @@ def as_points(x, name: str, *, exact: bool = False) -> np.ndarray:
 
 
 def to_fraction(v) -> Fraction:
-    """An exact ``Fraction`` from an int, float (exactly), ``Fraction`` or sympy Rational.
+    """An exact ``Fraction`` from an int, float (exactly), ``Fraction``, sympy Rational or python-flint fmpq.
 
     Raises:
       ValueError: a non-finite float; TypeError: anything else.
@@ -61,7 +61,7 @@ def to_fraction(v) -> Fraction:
         return Fraction(float(v))
     if isinstance(v, Rational):
         return Fraction(int(v.numerator), int(v.denominator))
-    if hasattr(v, "p") and hasattr(v, "q"):  # sympy Rational
+    if hasattr(v, "p") and hasattr(v, "q"):  # python-flint fmpq (sympy's Rational is a numbers.Rational)
         return Fraction(int(v.p), int(v.q))
     raise TypeError(f"expected a rational number, got {type(v).__name__}")
 
@@ -99,7 +99,7 @@ def validate(candidates, voters, weights=None, *, exact: bool = False, need_cand
         w = np.asarray(weights, dtype=object).reshape(-1)
         if w.shape[0] != k:
             raise ValueError(f"weights must have one entry per voter ({k}), got {w.shape[0]}")
-        w = np.vectorize(to_fraction, otypes=[object])(w) if exact else np.asarray(weights, np.float64)
+        w = np.vectorize(to_fraction, otypes=[object])(w) if exact else np.asarray(w, np.float64)
         if not exact and not np.all(np.isfinite(w)):
             raise ValueError("weights must be finite")
         if any(x < 0 for x in w.tolist()):
