@@ -308,3 +308,40 @@ def test_validate_flattens_scalar_and_nested_weights(exact):
     assert w.shape == (1,) and w[0] == 2
     _, _, w = sc.validate(None, [[1.0, 0.0], [0.0, 1.0]], [[0.7, 0.3]], exact=exact, need_candidates=False)
     assert w.shape == (2,) and [float(x) for x in w] == [0.7, 0.3]
+
+
+def test_pair_rows_exact_path_sums_the_weights_in_fractions():
+    """Guards pair_rows' exact path (the plus side summed as Fractions, ``object`` dtype, not cast to
+    float64): voters (1, 1/2) and (-1, 1/2) with weights 2/3 and 1/3 vote e1 both ways and e2 one way, so
+    the rows' weights are exactly 2/3, 1 and 1/3 as Fractions (a float sum gives 0.666..., not 2/3); the
+    float path gives the same rows as float64."""
+    h = Fraction(1, 2)
+    rq = sc.pair_rows([[1, 0], [0, 1]], [[1, h], [-1, h]], [Fraction(2, 3), Fraction(1, 3)], exact=True)
+    assert [type(x) for x in rq.w] == [Fraction] * 3
+    assert list(rq.w) == [Fraction(2, 3), Fraction(1), Fraction(1, 3)]
+    assert rq.Z.tolist() == [[1, 0], [0, 1], [-1, 0]]
+    r = sc.pair_rows([[1, 0], [0, 1]], [[1, 0.5], [-1, 0.5]], [2 / 3, 1 / 3])
+    assert r.Z.dtype == np.float64 and r.w.dtype == np.float64
+    np.testing.assert_allclose(r.w, [2 / 3, 1.0, 1 / 3], rtol=1e-15)
+
+
+def test_fit_certificate_inflation_stays_at_rounding_level_with_a_large_margin():
+    """Guards fit_certificate's rounding inflation ``4 (p + 2) eps sum_j w_j |l'(m_j)| |z_j| (1 + sqrt p)``
+    (each row's error scales with its term w_j l'_j z_j, not with w_j / |l'_j|). BTL rows e1 (weight 0.9),
+    -e1 (0.1), 20 e1 (1e-3), +-e2 (0.5 each): the optimum has margin about 20 log 9 ~ 44 on the long row,
+    where |l'| = sigma(-44) ~ 1e-19. The inflation must stay below 40 (p + 2)(1 + sqrt p) eps sum_j w_j |z_j|
+    (|l'| <= 1 for BTL, with a factor 10 to spare), ~2e-13 here (dividing by |l'| gives ~1e3), and the
+    certified radius stays tiny. theta_1 solves 0.9 s(-t) - 0.1 s(t) + 0.02 s(-20 t) = 0 (s the
+    logistic function), bracketed by brentq; theta_2 = 0 by symmetry."""
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [20.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    w = np.array([0.9, 0.1, 1e-3, 0.5, 0.5])
+    fit = sc.fit_rows(sc.Rows(Z, w, -np.ones((5, 2), np.int64), np.ones(5, bool)), "btl")
+    s = lambda x: 1.0 / (1.0 + math.exp(-x))
+    t1 = optimize.brentq(lambda t: 0.9 * s(-t) - 0.1 * s(t) + 0.02 * s(-20 * t), 0.0, 5.0, xtol=1e-15)
+    np.testing.assert_allclose(fit.theta, [t1, 0.0], atol=1e-12)
+    cert = sc.fit_certificate(jnp.asarray(Z), jnp.asarray(w), jnp.asarray(fit.theta), "btl")
+    c = {k: float(v) for k, v in cert.items()}
+    eps = np.finfo(np.float64).eps
+    allowed = 40 * 4 * (1 + math.sqrt(2)) * eps * float(np.sum(w * np.linalg.norm(Z, axis=1)))
+    assert 0 <= c["grad_bound"] - c["grad_norm"] <= allowed
+    assert c["radius"] < 1e-12 and fit.radius < 1e-12

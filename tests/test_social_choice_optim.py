@@ -16,6 +16,7 @@ from scipy import integrate, special
 from scipy.optimize import minimize
 
 from theory import social_choice as sc
+from theory.numerics import float64
 from theory.social_choice import coverage
 
 LOSSES = {"btl": lambda m: np.logaddexp(0.0, -m), "exp": lambda m: np.exp(-m),
@@ -186,6 +187,27 @@ def test_eigmin_lower_does_not_fake_a_bound_when_inverse_iteration_misses():
     # a well-started matrix still gets a tight bound
     B = np.diag([2.0, 5.0])
     assert 0.99 * 2.0 <= float(eigmin(jnp.asarray(B))) <= 2.0
+
+
+def test_eigmin_lower_in_float64_misses_only_the_direction_orthogonal_to_its_start():
+    """Guards eigmin_lower's documented start (1, 4/3) = 1 + i / (p + 1), e.g. against 1 + i / (p + 2) =
+    (1, 5/4). In float64, A = u u^T + 10 u' u'^T with the bottom eigenvector u = (cos a, sin a): inverse
+    iteration from the start reaches lambda_min = 1 for every direction on a 15-degree grid and for u =
+    (5, -4)/sqrt(41) (orthogonal to (1, 5/4)), so the bound is 0.999 (the 0.999 e branch, less rounding);
+    for u = (4, -3)/5, orthogonal to the start, 8 steps amplify its rounding-level component by 1e8 only,
+    the Rayleigh value stays near 10, no bound is confirmed and the answer is -inf, never a fake."""
+    eigmin = jax.jit(sc.eigmin_lower)
+
+    def bound(u):
+        u = np.asarray(u, float) / np.linalg.norm(u)
+        A = np.outer(u, u) + 10.0 * np.outer([-u[1], u[0]], [-u[1], u[0]])
+        with float64():
+            return float(eigmin(jnp.asarray(A)))
+
+    for a in np.radians(np.arange(0.0, 180.0, 15.0)):
+        assert bound([math.cos(a), math.sin(a)]) == pytest.approx(0.999, abs=1e-9)
+    assert bound([5.0, -4.0]) == pytest.approx(0.999, abs=1e-9)
+    assert bound([4.0, -3.0]) == -math.inf
 
 
 def _btl_loss(theta, Z, w):
@@ -414,3 +436,60 @@ def test_hinge_coverage_rows_default_to_the_midpoint_rule():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         want = _uniform_loss_circle(theta, V, w, "hinge")
     assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_dose_problem_passes_its_resolution_to_the_coverage_rows():
+    """Guards dose_problem's ``resolution`` (used, not dropped for the default 96): two voters in d = 2 at
+    resolution 12 give 12 Gauss nodes on each voter's half circle, 24 uniform rows in all, unit vectors
+    whose weights sum to the total voter weight 1; at the default there are 2 * 96."""
+    D = np.array([[2.0, -1.0], [1.0, -3.0], [0.01, 0.03]])
+    V, w = np.array([[1.0, 0.0], [0.6, 0.8]]), np.array([0.7, 0.3])
+    for res, rows in ((12, 24), (5, 10), (None, 192)):
+        cov = sc.dose_problem(D, V, w, 2, resolution=res).uniform
+        assert cov.Z.shape == (rows, 2)
+        np.testing.assert_allclose(np.linalg.norm(cov.Z, axis=1), 1.0, rtol=1e-14)
+        assert float(np.sum(cov.w)) == pytest.approx(1.0, rel=1e-13)
+
+
+def test_hinge_certificate_refuses_a_pair_index_one_past_the_end():
+    """Guards hinge_certificate's pair check ``0 <= b < n`` (not ``<= n``): with n = 3 candidates, index 3
+    is refused with the one-line ValueError like index -1 and 5, not an IndexError from inside."""
+    X, V = [[0, 0], [1, 2], [2, 1]], [[1, 0], [0, 1]]
+    for pair in ((0, 3), (3, 0), (0, -1)):
+        with pytest.raises(ValueError, match="distinct indices"):
+            sc.hinge_certificate(X, V, [1, 1], pair)
+
+
+def test_random_po_instance_copy_is_preferred_by_both_voters():
+    """Guards random_po_instance's shift ``base[j] + eps u`` (not ``- eps u``): the returned Pareto pair is
+    (n_base, j), the copy first, so x_copy - x_j must be eps times a unit vector of the closed positive
+    quadrant, which voters (1, 0) and (0, 1) both prefer (each coordinate >= 0, at least one > 0); the
+    other candidates lie in the box."""
+    for s in range(8):
+        X, j = sc.random_po_instance(jax.random.key(s), 5, 2.0, 0.05)
+        X, j = np.asarray(X, np.float64), int(j)
+        d = X[5] - X[j]
+        assert 0 <= j < 5 and X.shape == (6, 2) and np.all(np.abs(X[:5]) <= 2.0)
+        assert np.linalg.norm(d) == pytest.approx(0.05, rel=1e-5)
+        assert np.all(d >= 0) and np.any(d > 0)
+
+
+def test_newton_fit_of_heavy_weights_takes_as_few_steps_as_unit_weights():
+    """Guards newton_fit's quadratic-regime test ``dec <= 1e-10 (1 + |f|)`` (relative to the loss, not
+    ``1e-10 / (1 + |f|)``). Scaling every weight by s leaves the BTL optimum unchanged and multiplies the
+    loss by s, so its rounding (eps |f|, about 1e-3 at s = 1e12) swamps a Newton decrement still above the
+    rounding floor of the gradient: with the relative test the fit takes the full Newton steps there and
+    converges in as few steps as at s = 1; an absolute test sends the line search into backtracking on
+    rounding noise and some fits run to max_iter (100). Ten random BTL problems (six differences voted
+    both ways, unequal weights), at s = 1e10 and 1e14: scipy's minimiser of the unit-weight loss written
+    out, in at most 10 steps (4 to 6 with the relative test)."""
+    rng = np.random.default_rng(7)
+    pr, co = -np.ones((12, 2), np.int64), np.ones(12, bool)
+    for _ in range(10):
+        D = rng.normal(size=(6, 3))
+        Z, w = np.vstack([D, -D]), rng.uniform(0.1, 1.0, 12)
+        ref = minimize(_btl_loss, np.zeros(3), args=(Z, w), method="BFGS", options={"gtol": 1e-10}).x
+        for s in (1e10, 1e14):
+            fit = sc.fit_rows(sc.Rows(Z, s * w, pr, co), "btl")
+            np.testing.assert_allclose(fit.theta, ref, atol=1e-5)
+            assert fit.iterations <= 10

@@ -226,3 +226,31 @@ def test_small_helpers_at_their_edges():
     # exact rows keep a sympy Rational coordinate as the same Fraction
     rows = sc.comparison_rows([[0, 0], [sympy.Rational(3, 4), 1]], [[1, 1]], exact=True)
     assert rows.Z.tolist() == [[Fraction(3, 4), Fraction(1)]]
+
+
+def test_pmc_does_not_apply_to_a_transitive_majority_no_linear_reward_induces():
+    """Guards PMC.applies (``ranking is not None and feasible``, not ``or``) and its empty violation list
+    (``[]``, not None, when PMC does not apply). Three voters with counts 3, 2, 2 (any two form a majority)
+    and four integer candidates: the exact majority relation (enumerated here) is the strict linear order
+    1 > 0 > 2 > 3, but its chain differences x1 - x0 = (2, -1), x0 - x2 = (1, 4), x2 - x3 = (-3, -1) have
+    the positive combination 11 (2, -1) + 5 (1, 4) + 9 (-3, -1) = 0, so no linear reward ranks them all
+    positively (Farkas): the ranking exists, is infeasible, and PMC constrains nothing."""
+    X = [(0, 3), (2, 2), (-1, -1), (2, 0)]
+    V = [(-1, 2), (-1, -3), (2, 3)]
+    counts = [3, 2, 2]
+    beats = {(a, b) for a, b in itertools.permutations(range(4), 2)
+             if 2 * sum(c for v, c in zip(V, counts) if _dot(v, X[a], X[b]) > 0) > sum(counts)}
+    order = (1, 0, 2, 3)
+    assert beats == {(order[i], order[j]) for i in range(4) for j in range(i + 1, 4)}
+    chain = [[ai - bi for ai, bi in zip(X[order[i]], X[order[i + 1]])] for i in range(3)]
+    assert [sum(lam * c[k] for lam, c in zip((11, 5, 9), chain)) for k in range(2)] == [0, 0]
+    Xf, Vf = np.array(X, float), np.array(V, float)
+    for theta in ([1.0, 0.0], [-0.3, 1.0], [0.0, -1.0]):
+        pmc = sc.pmc_violations(Xf, Vf, counts, theta)
+        assert pmc.ranking == order and pmc.feasible is False and pmc.applies is False
+        assert pmc.violations == [] and pmc.consistent
+    # no PMC ranking (two opposite voters split the pair (0, 1), the third ties it): nothing applies, and
+    # the violations are still the empty list
+    cyc = sc.pmc_violations([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+                            [[1.0, -1.5], [-1.0, 1.5], [0.0, -1.0]], [1, 1, 1], [1.0, 0.0])
+    assert cyc.applies is False and cyc.violations == []
