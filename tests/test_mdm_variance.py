@@ -63,6 +63,9 @@ def test_nelbo_equals_neg_logp_exactly(chain):
     for x in xs:
         got = float(th.exact_mean_loss(f, x, 0.0))
         assert got == pytest.approx(-th.markov_oracle_logprob(trans, init, np.asarray(x)) / L, rel=1e-12)
+    # the documented default eps = 0 is the continuous-time NELBO (a default inside (0, 1) or at 1 is not)
+    assert float(th.exact_mean_loss(f, xs[0])) == pytest.approx(
+        -th.markov_oracle_logprob(trans, init, np.asarray(xs[0])) / L, rel=1e-12)
     # the clamp changes it
     assert float(th.exact_mean_loss(f, xs[0], 0.05)) != pytest.approx(float(th.exact_mean_loss(f, xs[0], 0.0)),
                                                                       rel=1e-6)
@@ -311,3 +314,61 @@ def test_estimators_return_float64_for_a_float32_model():
     assert ls.dtype == np.float64 and ls.shape == (6, 2, 3)
     bm = th.binned_moments(loss, data, jax.random.key(1), th.t_bin_edges(0.1, 4), 5)
     assert bm["losses"].dtype == np.float64
+
+
+def test_fixed_count_mask_masks_exactly_k_for_every_k_from_1_to_l():
+    """Guards the bounds of fixed_count_mask's refusal (1 <= n_masked <= length): one masked token and
+    every token masked are possible rates, and each k gives a mask with exactly k True entries."""
+    length = 5
+    for k in range(1, length + 1):
+        for s in range(3):
+            m = np.asarray(th.fixed_count_mask(jax.random.key(s), length, k))
+            assert m.dtype == bool and m.shape == (length,) and int(m.sum()) == k
+    with pytest.raises(ValueError, match="cannot mask"):
+        th.fixed_count_mask(jax.random.key(0), length, 0)
+
+
+def test_refusals_at_the_edge_of_each_domain():
+    """Each refusal checked on the side the others do not reach: a negative token (tokens out of range
+    below 0, which numpy indexing would wrap to the last state), a stratum count above n (n_strata <= n),
+    trace_direct_sums' shape and finiteness checks one at a time (an `and` in place of `or` accepts a NaN
+    in a [n, D] array, or a finite [n] vector), and variance_with_se's minimum of 3 values (2 refused)."""
+    with pytest.raises(ValueError, match="tokens"):
+        th.markov_oracle_logprob(np.eye(2), np.array([0.5, 0.5]), np.array([0, -1]))
+    with pytest.raises(ValueError, match="n_strata"):
+        th.stratified_t(jax.random.key(0), 4, 0.1, n_strata=5)
+    assert np.asarray(th.stratified_t(jax.random.key(0), 4, 0.1, n_strata=4)).shape == (4,)
+    with pytest.raises(ValueError, match="finite"):
+        th.trace_direct_sums(np.array([[1.0, np.nan], [0.0, 2.0]]))
+    with pytest.raises(ValueError, match="values must be"):
+        th.trace_direct_sums(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="values must be"):
+        th.trace_direct_sums(np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match=">= 3"):
+        th.variance_with_se([1.0, 2.0])
+
+
+def test_decompose_passes_its_chunk_on():
+    """Guards decompose forwarding ``chunk`` to nested_losses: chunk c draws its uniforms from
+    fold_in(key, c), so 5 rows in chunks of 2 differ from one chunk of 5 (the default); decompose(chunk=2)
+    must equal the estimates of the nested sample drawn with chunk=2."""
+    data = np.arange(20, dtype=np.int32).reshape(5, 4) % 3
+    kw = dict(n_t=2, n_masks=2, eps=0.1)
+    r = th.decompose(_known_loss, data, jax.random.key(7), chunk=2, **kw)
+    by2 = th.nested_losses(_known_loss, data, jax.random.key(7), chunk=2, **kw)
+    by5 = th.nested_losses(_known_loss, data, jax.random.key(7), chunk=5, **kw)
+    assert not np.array_equal(by2, by5)  # the chunking matters for this input
+    np.testing.assert_array_equal(r["stats"], th.nested_stats(by2))
+
+
+def test_pair_stats_returns_floats_for_a_scalar_rate():
+    """Guards pair_stats' documented return types: floats for a scalar t (not [1] arrays), [n_rates] arrays
+    for a grid, and ``rows`` always the [n_rates, n, 3] array."""
+    data = np.arange(15, dtype=np.int32).reshape(3, 5) % 4
+    loss = lambda x0, t, m: jnp.sum(jnp.where(m, 1.0 + x0, 0.0)) / t  # noqa: E731
+    one = th.pair_stats(loss, data, jax.random.key(8), 0.3, n_masks=4)
+    grid = th.pair_stats(loss, data, jax.random.key(8), np.array([0.3, 0.7]), n_masks=4)
+    for k in ("A_single", "A_pair", "cov", "ratio", "rho", "A_single_se", "A_pair_se", "ratio_se", "rho_se"):
+        assert type(one[k]) is float, (k, type(one[k]))
+        assert isinstance(grid[k], np.ndarray) and grid[k].shape == (2,), k
+    assert one["rows"].shape == (1, 3, 3) and grid["rows"].shape == (2, 3, 3)

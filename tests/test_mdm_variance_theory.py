@@ -416,3 +416,65 @@ def test_pots_exact_binned_density_is_probability_per_unit_t():
     assert r["mu"] == pytest.approx(mu, rel=1e-10)
     assert r["V_bins"] == pytest.approx(u**2 * int_m2_over_p - mu**2, rel=1e-9)
     assert abs(r["V_bins"] - r["V_uniform"]) > 1e-3 * r["V_uniform"]  # the test can see a wrong density
+
+
+def test_variance_with_se_of_three_values_by_hand():
+    """The smallest sample variance_with_se accepts (3 values): x = (1, 2, 4) has s2 = 7/3; the delete-one
+    variances are 2, 9/2, 1/2, whose jackknife SE sqrt(2/3 * 49/6) is 7/3 (worked by hand in Fractions)."""
+    loo = [Fraction(2), Fraction(9, 2), Fraction(1, 2)]
+    m = sum(loo) / 3
+    se2 = Fraction(2, 3) * sum((v - m) ** 2 for v in loo)
+    assert se2 == Fraction(49, 9)
+    v, se = th.variance_with_se([1.0, 2.0, 4.0])
+    assert v == pytest.approx(7 / 3, rel=1e-14) and se == pytest.approx(7 / 3, rel=1e-14)
+
+
+def test_estimate_chain_by_counting_in_fractions():
+    """estimate_chain's smoothed counts, normalised per row (each row of the transition sums to 1), against
+    counts done by hand in Fractions: a division by the wrong axis's sums would mix rows 0 and 2."""
+    data = np.array([[0, 1, 1, 0], [1, 0, 2, 2], [2, 1, 0, 1]])
+    vocab, sm = 3, Fraction(1, 2)
+    counts = [[sm] * vocab for _ in range(vocab)]
+    for row in data.tolist():
+        for a, b in zip(row[:-1], row[1:]):
+            counts[a][b] += 1
+    init = [sm] * vocab
+    for row in data.tolist():
+        init[row[0]] += 1
+    want_tr = [[float(c / sum(r)) for c in r] for r in counts]
+    want_ini = [float(c / sum(init)) for c in init]
+    tr, ini = th.estimate_chain(data, vocab, 0.5)
+    np.testing.assert_allclose(np.asarray(tr), want_tr, rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(ini), want_ini, rtol=1e-15)
+
+
+def _trapezoid(y, x):
+    return sum((y[i] + y[i + 1]) / 2 * (x[i + 1] - x[i]) for i in range(len(x) - 1))
+
+
+def test_fit_epr_reports_the_kl_of_its_fit():
+    """The kl fit_epr returns is KL(p_hat || p_EPR) of the returned parameters by trapezoid on the given
+    (non-uniform) grid, recomputed here from the EPR formula sqrt(a t^r + b (1-t)^q + A^2 exp(2 kappa t^m)):
+    a trapezoid with unit spacing instead of the grid's misstates it by ~1/spacing. p_hat is outside the
+    family, so the KL is well above rounding (and positive)."""
+    t = np.geomspace(0.02, 0.98, 40)
+    p_hat = 1.0 + np.sin(5 * t) ** 2 + 0.3 / t
+    params, kl = th.fit_epr(t, p_hat, restarts=2)
+    a, r, b, q, amp, kappa, m = params
+    epr = [math.sqrt(a * s**r + b * (1 - s) ** q + amp**2 * math.exp(2 * kappa * s**m)) for s in t]
+    zp, zq = _trapezoid(list(p_hat), t), _trapezoid(epr, t)
+    f = [pp / zp * math.log((pp / zp) / (qq / zq)) for pp, qq in zip(p_hat, epr)]
+    want = _trapezoid(f, t)
+    assert want > 1e-6
+    assert kl == pytest.approx(want, rel=1e-9)
+
+
+def test_t_quadrature_accepts_exact_fraction_breaks():
+    """Breaks given as exact Fractions (bin edges worked out by hand) are read as float64: the same rule as
+    their floats, integrating t^2 on [0.1, 1] to (1 - 0.001) / 3 (an array left as objects would make the
+    finiteness check raise TypeError)."""
+    fr = th.t_quadrature(0.1, [Fraction(3, 10), Fraction(1, 2)], n_panels=4, order=6)
+    fl = th.t_quadrature(0.1, [0.3, 0.5], n_panels=4, order=6)
+    np.testing.assert_array_equal(fr[0], fl[0])
+    np.testing.assert_array_equal(fr[1], fl[1])
+    assert np.sum(fr[1] * fr[0] ** 2) == pytest.approx(0.999 / 3, rel=1e-13)
