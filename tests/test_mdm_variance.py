@@ -372,3 +372,19 @@ def test_pair_stats_returns_floats_for_a_scalar_rate():
         assert type(one[k]) is float, (k, type(one[k]))
         assert isinstance(grid[k], np.ndarray) and grid[k].shape == (2,), k
     assert one["rows"].shape == (1, 3, 3) and grid["rows"].shape == (2, 3, 3)
+
+
+def test_more_refusals_one_condition_at_a_time():
+    """nested_estimates_from_stats' shape checks one at a time (an `and` between them accepts 2 rows of 3
+    statistics, or 5 rows of 2); fit_epr's refusal of 0 restarts names the argument; a rate of None is
+    refused as a rate outside (0, 1] (ValueError, read as the float NaN), not by a TypeError from
+    an object array."""
+    with pytest.raises(ValueError, match="n >= 3"):
+        th.nested_estimates_from_stats(np.ones((2, 3)), 4, 4)
+    with pytest.raises(ValueError, match="n >= 3"):
+        th.nested_estimates_from_stats(np.ones((5, 2)), 4, 4)
+    t = np.linspace(0.05, 0.95, 10)
+    with pytest.raises(ValueError, match="restarts"):
+        th.fit_epr(t, 1.0 + t, restarts=0)
+    with pytest.raises(ValueError, match="t must lie in"):
+        th.mirror_masks(jax.random.key(0), None, 4)

@@ -214,6 +214,38 @@ def test_batch_t_noise_by_reconstruction():
     assert r["B_batch_se"] == pytest.approx(_jackknife(means, statistics.variance), rel=1e-10)
 
 
+def test_batch_t_noise_with_mask_noise_by_reconstruction():
+    """l = t + (number of masked tokens): the masks vary, so the within-mask variance term differs between
+    replicates. t and the masks are drawn again from the same key (t from the first half of split(key),
+    the mask uniforms [R, n, K, L] from the second), B_batch = s2_r(M) - mean_r(s2) / (K n) is recomputed
+    in loops and its jackknife SE by deleting each replicate and recomputing from scratch: guards the
+    leave-one-out mean of the mask term (dividing its sum by n_rep + 1 instead of n_rep - 1 moves the SE
+    by 0.2% here; tolerance 1e-9)."""
+    L, n, R, K, eps = 5, 6, 6, 3, 0.05
+    key = jax.random.key(11)
+    loss = lambda x0, t, m: t + jnp.sum(m)  # noqa: E731
+    r = th.batch_t_noise(loss, np.zeros((n, L), np.int32), key, n_rep=R, n_masks=K, eps=eps,
+                         stratified=False)
+    kt, km = jax.random.split(key)
+    t = np.asarray(th.uniform_t(kt, (R, n), eps), np.float64)
+    u = np.asarray(jax.random.uniform(km, (R, n, K, L)), np.float64)
+    ls = [[[t[i, j] + float(np.sum(u[i, j, k] < t[i, j])) for k in range(K)] for j in range(n)]
+          for i in range(R)]
+    means = [statistics.fmean(statistics.fmean(row) for row in rep) for rep in ls]
+    within = [statistics.fmean(statistics.variance(row) for row in rep) / (K * n) for rep in ls]
+    assert statistics.stdev(within) > 0.05 * statistics.fmean(within)  # the mask term does vary
+
+    def b_of(idx):
+        return statistics.variance([means[i] for i in idx]) - statistics.fmean(within[i] for i in idx)
+
+    assert r["B_batch"] == pytest.approx(b_of(range(R)), rel=1e-9)
+    loo = [b_of([i for i in range(R) if i != j]) for j in range(R)]
+    m = statistics.fmean(loo)
+    se = math.sqrt((R - 1) / R * sum((v - m) ** 2 for v in loo))
+    assert r["B_batch_se"] == pytest.approx(se, rel=1e-9)
+    assert r["nB"] == pytest.approx(n * b_of(range(R)), rel=1e-9)
+
+
 def test_binned_is_variance_by_quadrature():
     """A deterministic loss l(t) = 1 + 1/t under the piecewise-constant density p(t) = probs_j / width_j:
     the importance-weighted variance int_eps^1 l^2 u^2 / p dt - (int u l dt)^2 (u = 1 / (1 - eps)) by
@@ -344,6 +376,12 @@ def test_pots_exact_refuses_bad_input():
         th.pots_exact(sums[:2], 0.01)
     with pytest.raises(ValueError, match="cover"):
         th.pots_exact(sums, 0.01, bin_edges=np.array([0.02, 0.5, 1.0]), bin_probs=np.array([0.5, 0.5]))
+    # each bin check on its own (an `and` between them accepts either alone): covering edges with one
+    # probability too few, and the right count with a zero
+    with pytest.raises(ValueError, match="one per bin"):
+        th.pots_exact(sums, 0.01, bin_edges=np.array([0.01, 0.5, 1.0]), bin_probs=np.array([1.0]))
+    with pytest.raises(ValueError, match="positive"):
+        th.pots_exact(sums, 0.01, bin_edges=np.array([0.01, 0.5, 1.0]), bin_probs=np.array([1.0, 0.0]))
 
 
 def test_trace_decomposition_sums_to_the_per_coordinate_loops():
@@ -478,3 +516,39 @@ def test_t_quadrature_accepts_exact_fraction_breaks():
     np.testing.assert_array_equal(fr[0], fl[0])
     np.testing.assert_array_equal(fr[1], fl[1])
     assert np.sum(fr[1] * fr[0] ** 2) == pytest.approx(0.999 / 3, rel=1e-13)
+
+
+def test_epr_bin_probs_by_quadrature_per_bin():
+    """epr_bin_probs against scipy's adaptive quadrature of the EPR density sqrt(a t^r + b (1-t)^q +
+    A^2 exp(2 kappa t^m)) (written out here) over each bin of uneven edges, normalised to sum 1: guards
+    evaluating the density at the wrong nodes (or at none: NaN) and a missing normalisation. The 16-point
+    Gauss-Legendre rule on these smooth bins is exact to ~1e-13; tolerance 1e-10."""
+    params = (0.7, 1.3, 0.4, 2.1, 0.5, 0.8, 1.7)
+    a, r, b, q, amp, kappa, m = params
+    dens = lambda s: math.sqrt(a * s**r + b * (1 - s) ** q + amp**2 * math.exp(2 * kappa * s**m))  # noqa: E731
+    edges = [0.05, 0.1, 0.3, 0.35, 0.7, 1.0]
+    mass = [integrate.quad(dens, lo, hi, epsabs=0, epsrel=1e-13)[0] for lo, hi in zip(edges[:-1], edges[1:])]
+    got = th.epr_bin_probs(np.array(edges), params)
+    assert got.shape == (5,)
+    np.testing.assert_allclose(got, np.array(mass) / sum(mass), rtol=1e-10)
+
+
+def test_binned_sampler_reads_float32_probs_in_float64():
+    """float32 probabilities are read as the float64 numbers they are: the same draws as the float64 copy
+    (bin choice and t), and each weight u width_j / p_j with p_j = probs_j / sum(probs) worked out in
+    Fractions from the float32 values, to 1e-14. Guards normalising (and taking logs) in float32, which
+    moves the weights by ~1e-8 and the bin choice's random stream."""
+    edges = np.array([0.05, 0.2, 0.5, 1.0])
+    probs = np.array([0.1, 0.7, 0.2], np.float32)
+    key = jax.random.key(4)
+    t, w = (np.asarray(a) for a in th.binned_sampler(edges, probs)(key, (300,)))
+    t64, w64 = (np.asarray(a) for a in th.binned_sampler(edges, probs.astype(np.float64))(key, (300,)))
+    np.testing.assert_array_equal(t, t64)
+    fp = [Fraction(float(v)) for v in probs]
+    fe = [Fraction(float(v)) for v in edges]
+    u = 1 / (fe[-1] - fe[0])
+    want = [float(u * (fe[j + 1] - fe[j]) * sum(fp) / fp[j]) for j in range(3)]
+    j = np.searchsorted(edges, t, side="right") - 1
+    assert set(j.tolist()) == {0, 1, 2}
+    np.testing.assert_allclose(w, np.array(want)[j], rtol=1e-14)
+    np.testing.assert_array_equal(w, w64)

@@ -444,3 +444,14 @@ def test_pd_above_brackets_the_smallest_eigenvalue():
     f = jax.jit(jax.vmap(nx.pd_above))
     assert np.all(np.asarray(f(jnp.asarray(A), jnp.asarray(lam * (1 - 1e-6)))))
     assert not np.any(np.asarray(f(jnp.asarray(A), jnp.asarray(lam * (1 + 1e-6)))))
+
+
+def test_pd_above_works_in_the_dtype_of_a():
+    """pd_above forms A - c I in A's own dtype (the vmap-safe helpers keep their input's precision): for
+    a float32 identity and a Python-float c = 1 - 1e-10, c rounds to 1 in float32, so A - c I is exactly 0
+    and not certified, while a float64 identity (A - c I = 1e-10 I) is. Guards the identity built in
+    the default float64 instead, which promotes the float32 A and certifies it."""
+    c = 1.0 - 1e-10
+    assert np.float32(c) == np.float32(1.0)
+    assert not bool(nx.pd_above(jnp.eye(3, dtype=jnp.float32), c))
+    assert bool(nx.pd_above(jnp.eye(3, dtype=jnp.float64), c))

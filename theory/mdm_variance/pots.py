@@ -26,11 +26,10 @@ def t_bin_edges(eps: float, n_bins: int) -> np.ndarray:
     n_bins = check_int(n_bins, "n_bins", ge=2)
     geo = np.geomspace(eps, 1.0, n_bins // 2 + 1)
     lin = np.linspace(eps, 1.0, n_bins - n_bins // 2 + 1)
+    # both grids start at eps and end at 1 exactly, so the union has at most n_bins points (never too
+    # many): split the widest gap until there are n_bins + 1
     e = np.unique(np.r_[geo, lin])
-    while e.size > n_bins + 1:  # merge the narrowest interior gap to land on exactly n_bins
-        i = 1 + int(np.argmin(np.diff(e)[1:]))
-        e = np.delete(e, i)
-    while e.size < n_bins + 1:  # the two grids share end points: split the widest gap
+    while e.size < n_bins + 1:
         i = int(np.argmax(np.diff(e)))
         e = np.insert(e, i + 1, 0.5 * (e[i] + e[i + 1]))
     return e
