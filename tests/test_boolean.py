@@ -5,6 +5,7 @@ the Monte-Carlo estimators, and the refusal of bad input. float64 throughout (co
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 
 import jax
@@ -268,3 +269,28 @@ def test_refusals_scalars_and_tiny_noise():
     assert B.noise_sensitivity(par, 1e-12) == pytest.approx(exact, rel=1e-12, abs=0)  # no absolute floor
     with pytest.raises(ValueError, match="subset element"):
         B.parity(3, subset=[-1])
+
+
+def test_monte_carlo_estimates_use_exactly_n_samples():
+    """n_samples = 10 in chunks of 4 (4, 4, 2): f sees exactly 10 points per argument, and a dictator
+    x_0 gives NS_1 = 1 (every bit flipped) and Stab_1 = 1 (y = x) exactly. Guards the last chunk's size:
+    a full chunk there evaluates 12 points and reports 12 / 10."""
+    seen = []
+
+    def dictator(x):
+        seen.append(x.shape[0])
+        return x[:, 0]
+
+    p, se = B.noise_sensitivity_mc(dictator, 5, 1.0, jax.random.key(0), 10, chunk=4)
+    assert (p, se) == (1.0, 0.0) and sum(seen) == 20
+    seen.clear()
+    s, _ = B.noise_stability_mc(dictator, 5, 1.0, jax.random.key(1), 10, chunk=4)
+    assert s == 1.0 and sorted(seen) == [2, 2, 4, 4, 4, 4]
+
+
+def test_noise_sensitivity_at_one_half_is_silent():
+    """delta = 1/2 (log1p(-1) = -inf inside the cancellation-free branch, which is then discarded) gives
+    NS = (1 - fhat(empty)^2) / 2 = 1/2 for a balanced majority, without a floating-point warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert B.noise_sensitivity(B.majority(5), 0.5) == pytest.approx(0.5, abs=1e-15)

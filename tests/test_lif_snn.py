@@ -4,6 +4,7 @@ multi-step curves against Monte Carlo, the claims' decision rules, and toy-size 
 figure. float64 for the exact parts (conftest turns it on); network simulations run in float32."""
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -437,3 +438,47 @@ def test_spike_counts_per_alphabet_and_the_kernels_precision_floor():
     with pytest.raises(ValueError, match="prec"):
         th.distance_kernel(4, THETA, prec=52)
     assert len(th.distance_kernel(4, THETA, prec=53)) == 5
+
+
+def test_expected_level_weights_even_levels_are_exact_zeros_at_theta_0():
+    """At theta = 0 the neuron sign(w.x) is odd, so every even level weight is 0; the ball arithmetic
+    leaves midpoints of ~1e-22 inside balls that contain 0, and those are returned as exactly 0.0 (as
+    documented), not as the midpoint: the even levels compare equal to 0."""
+    for n in (3, 8, 13):
+        w = th.expected_level_weights(n, 0.0)
+        assert np.all(w[0::2] == 0.0)
+        assert w[1::2].sum() == pytest.approx(1.0, abs=1e-14)
+
+
+def test_theorem1_width_exponent_of_widths_beyond_int64():
+    """Widths given as Python ints above 2^63 are read as floats: the static exponent is -1/4 and the
+    time-varying one the two-point slope of log(n^(-1/4) ln n) on log n, by hand with math.log."""
+    widths = [10**20, 10**22]
+    x = [math.log(v) for v in widths]
+    y = [-0.25 * v + math.log(v) for v in x]
+    assert th.theorem1_width_exponent(widths, static=True) == pytest.approx(-0.25, abs=1e-12)
+    assert th.theorem1_width_exponent(widths, static=False) == pytest.approx((y[1] - y[0]) / (x[1] - x[0]), abs=1e-12)
+
+
+def test_init_weights_have_variance_one_over_fan_in():
+    """W_l ~ N(0, 1 / n_{l-1}): sqrt(fan_in) W_l has sample variance 1 within 0.15 (4096 entries each,
+    standard error 0.022), at fan-ins 64 and 16 (a weight scaled by sqrt(fan_in) instead of divided is
+    off by fan_in^2); the shapes are [n_{l-1}, n_l]."""
+    ws = th.init_weights(jax.random.key(3), (64, 64, 256), jnp.float64)
+    assert [w.shape for w in ws] == [(64, 64), (64, 256)]
+    for w in ws:
+        assert float(jnp.var(w) * w.shape[0]) == pytest.approx(1.0, abs=0.15)
+
+
+def test_run_network_default_kind_is_slif_and_flip_probabilities_are_silent():
+    """run_network's documented default kind is "slif" (the +-1 spikes), the same as passing it; and the
+    exact flip probabilities, whose distance mixture includes d = 0 (correlation 1, where Owen's formula
+    divides by 0 in a branch that is then discarded), raise no floating-point warning."""
+    w = th.init_weights(jax.random.key(2), (6, 5, 3), jnp.float64)
+    x = jnp.asarray(np.array([[1, -1, 1, 1, -1, -1], [-1, -1, 1, -1, 1, 1]], np.float64))
+    np.testing.assert_array_equal(np.asarray(th.run_network(w, x, THETA, 0.9, 4)),
+                                  np.asarray(th.run_network(w, x, THETA, 0.9, 4, "slif")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = th.static_flip_probabilities(8, THETA, 0.1, 3)
+    assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))
