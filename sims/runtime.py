@@ -1,8 +1,10 @@
 """The sharded simulation runtime: process setup, a 1-D device mesh, and seed sweeps over it.
 
-Seeds (and sweeps) are a leading array axis: a per-seed function is ``vmap``-ed and the seed axis is
-sharded over a mesh of every device (``jax.make_mesh`` + ``NamedSharding``), which is what ``pmap``
-became in current JAX. Per-device reductions (Monte Carlo means) use ``jax.shard_map`` with a ``psum``.
+Seeds (and sweeps) are a leading array axis over a 1-D mesh of every device (``jax.make_mesh``): a
+per-seed function is ``vmap``-ed and :func:`map_batch` runs it in calls of a fixed number of seeds per
+device (:func:`chunk_size`), each device running the one-device program on its own seeds, so a seed's
+numbers are the same bits on 1 or many devices. Per-device reductions (Monte Carlo means) use one
+``jax.shard_map`` with a ``psum`` over the mesh (equal to rounding across device counts).
 Seed indices are int32 (``fold_in`` data), so a sweep has at most ``2**31 - 1`` seeds (:data:`MAX_SEEDS`).
 
 Randomness: seed ``i`` of a sweep with root seed ``s`` uses ``fold_in(key(s), i)`` and
@@ -38,6 +40,12 @@ from theory.numerics import check_int
 
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
+# The default number of entries per device per compiled call (see chunk_size): a batch of n runs in
+# calls of ceil(n / CHUNKS) entries per device. It does not depend on the device count, so neither do a
+# run's numbers. CHUNKS = 8: an 8-device host (and the 8-device paper-scale plan) runs the batch in one
+# call, as before this rule; one device runs it in 8 calls of n / 8 (at quick scale on the CPU about
+# as fast: each entry's work, not the dispatch, dominates).
+CHUNKS = 8
 _STATE: dict[str, Any] = {"done": False}
 # The planner (sims.plan) while it plans a config: called instead of a compiled function (see jit).
 _PLANNER: dict[str, Any] = {"record": None}
@@ -174,11 +182,18 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 # runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs
 # slower. A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten
 # times slower. So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a
-# safe side, not a tuned optimum. A while loop (trip count unknown) also counts as heavy. The FLOPs are those of the call's global
-# shapes, so a seed batch padded to another device count could cross the bar and round differently: only
-# for a function within a padding's few percent of 1e8 FLOPs.
+# safe side, not a tuned optimum. A while loop (trip count unknown) also counts as heavy. The bar is read
+# per device (the call's FLOPs divided by the number of devices its arguments are split over): a batch of
+# a fixed size per device (chunk_size) then gets the same level, and so the same bits, on 1 or many
+# devices (read on the global FLOPs, a batch sharded over 4 devices crossed it where 1 device did not).
 OPTIMIZE_FLOPS = 1e8
 _FULL_OPT = {"xla_backend_optimization_level": 3}
+
+
+def _shard_count(leaves) -> int:
+    """The most devices any argument in ``leaves`` is split over (1 when none is split)."""
+    return max((len(x.sharding.device_set) for x in leaves
+                if isinstance(x, jax.Array) and not x.sharding.is_fully_replicated), default=1)
 
 
 class Plannable:
@@ -199,7 +214,8 @@ class Plannable:
         self.static = static  # (static_argnums, static_argnames): the planner keys these by value
         self._make_optimized = optimized  # builds the same function compiled at full optimisation
         self._optimized = None
-        # argument signature -> the jitted function that runs it, chosen at its first call (sizes checked)
+        # (argument shapes and dtypes, devices split over) -> the jitted function that runs it, chosen at
+        # its first call (sizes checked)
         self._chosen: dict = {}
 
     def __call__(self, *args, **kwargs):
@@ -211,12 +227,14 @@ class Plannable:
             return record(self.name, self.jitted, args, kwargs, self.static)
         # The first call at each signature: refuse an array beyond the machine before XLA compiles it, and
         # pick the optimisation level (OPTIMIZE_FLOPS) when this is a CPU-only process at level 0.
-        signature = tuple((np.shape(x), str(getattr(x, "dtype", type(x).__name__))) for x in leaves)
+        shards = _shard_count(leaves)
+        signature = (tuple((np.shape(x), str(getattr(x, "dtype", type(x).__name__))) for x in leaves), shards)
         chosen = self._chosen.get(signature)
         if chosen is None:
             cost = _check_fits(self.name, self.jitted, args, kwargs)
             chosen = self.jitted
-            if _STATE.get("fast_cpu") and self._make_optimized and (cost.flops >= OPTIMIZE_FLOPS or cost.while_loops):
+            if _STATE.get("fast_cpu") and self._make_optimized and (
+                    cost.flops / shards >= OPTIMIZE_FLOPS or cost.while_loops):
                 if self._optimized is None:
                     self._optimized = self._make_optimized()
                 chosen = self._optimized
@@ -328,11 +346,41 @@ def _check_n_seeds(n_seeds: int) -> None:
         raise ValueError(f"n_seeds must be in [1, 2**31 - 1] (seed indices are int32), got {n_seeds}")
 
 
+def chunk_size(n: int, per_device: int | None = None) -> int:
+    """Entries per device per compiled call for a batch of ``n``: ``per_device`` if given, else
+    ``ceil(n / CHUNKS)``. It never depends on the device count: every device compiles the same shapes on
+    1 or many devices, so a run's numbers do not depend on how many devices run it (bitwise, on one
+    backend; see :func:`map_batch`).
+
+    Raises:
+      ValueError: ``n`` < 1 or ``per_device`` < 1.
+      TypeError: ``per_device`` not an integer.
+    """
+    check_int(n, "n", ge=1)
+    if per_device is not None:
+        return check_int(per_device, "per_device", ge=1)
+    return -(-n // CHUNKS)
+
+
+def batch_chunks(n: int, mesh, per_device: int | None = None) -> list[np.ndarray]:
+    """Row indices ``0..n-1`` split into consecutive calls of ``chunk_size(n, per_device)`` rows per
+    device (``step`` = that times the mesh size rows per call), the last padded by repeating row
+    ``n - 1``: a list of ``[step]`` int64 arrays."""
+    step = chunk_size(n, per_device) * mesh.devices.size
+    rows = _padded(n, step)
+    return [rows[i:i + step] for i in range(0, rows.size, step)]
+
+
+def _padded(n: int, multiple: int) -> np.ndarray:
+    """Row indices ``0..n-1`` padded by repeating the last to a multiple of ``multiple``: the one padding
+    rule of every batch (:func:`padded_rows`, :func:`batch_chunks`)."""
+    return np.minimum(np.arange(-(-n // multiple) * multiple), n - 1)
+
+
 def padded_rows(n: int, mesh) -> np.ndarray:
     """Row indices ``0..n-1`` padded by repeating the last to a multiple of the mesh size: ``[padded]``
-    int64. The one padding rule of every sharded batch (:func:`seed_indices`, :func:`map_batch`)."""
-    size = mesh.devices.size
-    return np.minimum(np.arange(-(-n // size) * size), n - 1)
+    int64 (:func:`seed_indices`, :func:`shard_rows`)."""
+    return _padded(n, mesh.devices.size)
 
 
 def shard_rows(a, mesh) -> jax.Array:
@@ -361,16 +409,38 @@ def to_host(tree):
     return jax.tree.map(np.asarray, tree)
 
 
+def local_devices(mesh) -> list[tuple[int, Any]]:
+    """``(position, device)`` of this process's devices in the flattened ``mesh`` (all of them on one host)."""
+    me = jax.process_index()
+    return [(d, dev) for d, dev in enumerate(mesh.devices.flat) if dev.process_index == me]
+
+
+def on_device(tree, device):
+    """``tree``'s arrays placed on ``device``; Python scalars are left as they are (weakly typed)."""
+    return jax.tree.map(lambda a: jax.device_put(a, device) if isinstance(a, (np.ndarray, np.generic, jax.Array))
+                        else a, tree)
+
+
+def gather(outs) -> Any:
+    """The outputs of this process's devices (a list of pytrees with a leading row axis, in mesh order)
+    concatenated to numpy, then across processes (a mesh from :func:`make_mesh` lists each process's
+    devices together, in process order): identical on every process."""
+    out = jax.tree.map(lambda *a: np.concatenate([np.asarray(x) for x in a]), *outs)
+    if jax.process_count() > 1:
+        out = multihost_utils.process_allgather(out, tiled=True)
+    return out
+
+
 def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None, per_device: int | None = None) -> Any:
-    """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, with the seed axis sharded over ``mesh``:
-    :func:`map_batch` over the seed indices, each turned into its key by :func:`seed_key`.
+    """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, the seeds split over the devices of
+    ``mesh``: :func:`map_batch` over the seed indices, each turned into its key by :func:`seed_key`.
 
     Args:
       fn: per-seed function of a key and shared (replicated) arguments, returning a pytree of arrays.
       seed: root seed; seed ``i`` uses :func:`seed_key` ``(seed, i)``.
-      n_seeds: number of seeds (>= 1); padded internally to a multiple of the device count.
+      n_seeds: number of seeds (>= 1); padded internally (:func:`batch_chunks`).
       mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
-      per_device: seeds per device per compiled call (see :func:`map_batch`; default: all at once).
+      per_device: seeds per device per compiled call (default: :func:`chunk_size`'s rule).
     Returns:
       The pytree of numpy arrays with leading axis ``[n_seeds]``, identical on every process.
     Raises:
@@ -386,23 +456,27 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None,
 
 def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: int | None = None) -> Any:
     """Run ``fn(item, *args)`` for every entry of the leading axis of the pytree ``batch`` (e.g. the runs
-    of a sweep: seed index x buffer size x setting), vmapped, with that axis sharded over ``mesh``.
+    of a sweep: seed index x buffer size x setting), vmapped, that axis split over the devices of ``mesh``.
 
     ``fn`` derives its randomness from what ``item`` holds (a seed index for :func:`seed_key`), so a run
-    draws the same random numbers whatever the batch, device or process count (its arithmetic may
-    still differ by rounding, which long float32 training amplifies). The axis is padded (by repeating
-    the last entry) to a multiple of the device count.
+    draws the same random numbers whatever the batch, device or process count.
 
-    With ``per_device`` set, the batch runs in consecutive calls of ``per_device`` entries per device (one
-    compiled function; the last call padded likewise): memory is bounded by ``per_device`` runs per device
-    whatever ``n``, and each device computes the same shapes on 1 or many devices, so the numbers do not
-    depend on the device count (bitwise, on one backend).
+    The batch runs in consecutive calls of :func:`chunk_size` ``(n, per_device)`` entries per device (the
+    last call padded by repeating the last entry, :func:`batch_chunks`), each device running the one-device
+    program on its entries, all devices side by side: memory is bounded by that many runs per device
+    whatever ``n``, and each device runs the same compiled code on the same shapes on 1 or many devices,
+    so the numbers do not depend on the device count (bitwise, on one backend). Without it they did:
+    other vmap widths, or one program partitioned over the mesh (XLA fuses it differently), round
+    differently, and long float32 training grows that into different results. Each device compiles the
+    program once. While planning (:mod:`sims.plan`) each call is compiled as one program over the mesh,
+    the same work per device.
 
     Args:
       fn: per-item function of one entry of ``batch`` and shared (replicated) arguments.
       batch: pytree of arrays with a common leading axis ``[n]``, ``n >= 1``.
       mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
-      per_device: entries per device per compiled call, an integer >= 1 (default: all in one call).
+      per_device: entries per device per compiled call, an integer >= 1 (default: :func:`chunk_size`'s
+        rule, ``ceil(n / CHUNKS)``).
     Returns:
       The pytree of numpy arrays with leading axis ``[n]``, identical on every process.
     Raises:
@@ -415,20 +489,30 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: 
         raise ValueError(f"batch needs leaves with one common, non-zero leading axis, got sizes {sizes}")
     n = sizes.pop()
     mesh = mesh if mesh is not None else make_mesh()
-    sharding = NamedSharding(mesh, P(AXIS))
+    name = getattr(fn, "__qualname__", "map_batch")
+    k = chunk_size(n, per_device)
 
-    @jit(name=getattr(fn, "__qualname__", "map_batch"))
+    @jit(name=name)
     def run(b, *args):
-        out = jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
-        return jax.lax.with_sharding_constraint(out, sharding)
+        return jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
 
-    if per_device is None:
-        out = to_host(run(jax.tree.map(lambda a: shard_rows(a, mesh), batch), *args))
-        return jax.tree.map(lambda a: a[:n], out)
-    step = check_int(per_device, "per_device", ge=1) * mesh.devices.size
-    rows = np.minimum(np.arange(-(-n // step) * step), n - 1)   # padded_rows' rule, to a multiple of step
-    parts = [to_host(run(jax.tree.map(lambda a: shard_rows(np.asarray(a)[rows[i:i + step]], mesh), batch), *args))
-             for i in range(0, rows.size, step)]
+    if is_planning():  # the plan compiles each call as one program over the mesh: the same work per device
+        sharding = NamedSharding(mesh, P(AXIS))
+        spmd = jit(lambda b, *a: jax.lax.with_sharding_constraint(run.jitted(b, *a), sharding), name=name)
+        parts = [to_host(spmd(jax.tree.map(lambda a: shard_rows(np.asarray(a)[rows], mesh), batch), *args))
+                 for rows in batch_chunks(n, mesh, per_device)]
+        return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
+    # Each device runs the one-device program on its k rows (dispatched asynchronously, so the devices run
+    # side by side): the same compiled code and shapes on 1 or many devices. One program partitioned over
+    # the mesh (SPMD) is compiled differently (other fusions) and rounds differently, which training
+    # amplifies. The cost: each device compiles the program once.
+    local = local_devices(mesh)
+    placed = {d: on_device(args, dev) for d, dev in local}
+    parts = []
+    for rows in batch_chunks(n, mesh, per_device):
+        outs = [run(on_device(jax.tree.map(lambda a: np.asarray(a)[rows[d * k:(d + 1) * k]], batch), dev),
+                    *placed[d]) for d, dev in local]
+        parts.append(gather(outs))
     return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
 
 
@@ -442,7 +526,9 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
     ``r_i = sum (x - c_i)``. ``r_i`` is 0 in exact arithmetic; keeping it (the corrected two-pass term)
     makes ``M2`` exact to rounding even though ``c_i`` is itself rounded, which matters when the mean is
     large against the spread (one-pass ``E[x^2] - mean^2`` cancels to 0 there). Padded seeds are left out
-    (weight 0, even if not finite) and a device holding only padded seeds contributes nothing.
+    (weight 0, even if not finite) and a device holding only padded seeds contributes nothing. Across
+    device counts the result is equal to rounding, not bitwise: each device's share and the order of the
+    ``psum`` change with the count (use it for Monte Carlo means, not for runs that amplify rounding).
 
     Returns:
       ``(mean, stderr)`` pytrees of numpy arrays shaped like one seed's output; ``stderr`` is the

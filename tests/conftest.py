@@ -22,10 +22,20 @@ import pytest
 
 os.environ.setdefault("PBE_PROGRESS", "0")
 
+import jax  # noqa: E402
 from sims import cli, results, runtime  # noqa: E402
 from sims.config import RunConfig, param  # noqa: E402
 
 runtime.setup()
+
+
+def batch_calls(n: int) -> tuple[int, int]:
+    """``(calls, rows per call)`` of a batch of ``n`` seeds or runs in this test process: k = ceil(n / 8)
+    entries per device per compiled call (the rule the README states for runtime.map_batch), padded to
+    k x devices rows per call, so ceil(n / (k x devices)) calls. Typed in from the stated rule, for the
+    plan tests' call counts and per-call FLOPs."""
+    rows = -(-n // 8) * jax.device_count()
+    return -(-n // rows), rows
 
 
 @dataclasses.dataclass(frozen=True)

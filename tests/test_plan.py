@@ -118,10 +118,11 @@ def test_map_seeds_is_planned_under_its_function_name():
         out = runtime.map_seeds(per_seed, 0, 5, jnp.ones((K, M)))
     assert out.shape == (5, M) and not out.any()
     (stage,) = rec.stages.values()
-    assert "per_seed" in stage.name and stage.calls == 1
-    # 5 seeds padded to a multiple of the device count, each a [K] @ [K, M] product
-    padded = -(-5 // jax.device_count()) * jax.device_count()
-    assert stage.cost.flops >= padded * 2 * K * M
+    # ceil(5 / 8) = 1 seed per device per call (runtime.chunk_size): ceil(5 / devices) calls, each of one
+    # [K] @ [K, M] product per device
+    d = jax.device_count()
+    assert "per_seed" in stage.name and stage.calls == -(-5 // d)
+    assert stage.cost.flops >= d * 2 * K * M
 
 
 def test_an_array_beyond_the_accelerator_is_refused_before_compiling():

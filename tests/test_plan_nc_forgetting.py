@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from conftest import batch_calls
 from sims import plan, results
 from sims.nc_forgetting import N_TASKS
 
@@ -39,9 +40,10 @@ def test_sweep_plan_counts_every_compiled_call_of_the_run(sweep_plan):
     p = sweep_plan
     assert p.runnable and not p.error, p.error
     calls = sorted((s.name, s.calls) for s in p.stages)
-    # Per data set: every run (sweep and joint) trained in ONE vmapped call, then the features of every run,
-    # session and snapshot on the training split and on the test split: one call each, two signatures.
-    assert calls == [("all_features", 1), ("all_features", 1), ("train_grid.<locals>.fn", 1)]
+    # Per data set: every run (sweep and joint) trained in vmapped calls of ceil(RUNS / 8) runs per device
+    # (conftest.batch_calls), then the features of every run, session and snapshot on the training split and
+    # on the test split: one call each, two signatures.
+    assert calls == [("all_features", 1), ("all_features", 1), ("train_grid.<locals>.fn", batch_calls(RUNS)[0])]
 
 
 def test_feature_pass_flops_match_the_mlp_products(sweep_plan):

@@ -6,9 +6,7 @@ max_width."""
 
 from __future__ import annotations
 
-import jax
-import pytest
-
+from conftest import batch_calls
 from sims import plan
 from theory import neuromanifold as nm
 
@@ -26,9 +24,9 @@ def test_sparsity_plan_has_one_trial_per_architecture_with_its_projection_flops(
             f"  thresholds: [0.1, 0.01]\nquick:\n  n_runs: {RUNS}\n  n_steps: {STEPS}\n")
     p = plan.plan_config(_write(tmp_path, "neuromanifold_sparsity", body), "quick")
     assert p.runnable and not p.error, p.error
-    assert {s.name: s.calls for s in p.stages} == {"map_seeds(sparsity.trial[mlp])": 1,
-                                                   "map_seeds(sparsity.trial[cnn])": 1}
-    padded = -(-RUNS // jax.device_count()) * jax.device_count()
+    calls, padded = batch_calls(RUNS)  # per call: ceil(RUNS / 8) runs per device
+    assert {s.name: s.calls for s in p.stages} == {"map_seeds(sparsity.trial[mlp])": calls,
+                                                   "map_seeds(sparsity.trial[cnn])": calls}
     for kind, spec in (("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN)):
         (stage,) = [s for s in p.stages if s.name == f"map_seeds(sparsity.trial[{kind}])"]
         _, P = nm.coefficient_projector(spec[0], spec[1], nm.activation(spec[2]))

@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from conftest import batch_calls
 from sims import plan, results
 from sims.seesaw import CHUNK
 
@@ -44,10 +45,12 @@ def test_lm_plan_counts_every_compiled_call_of_the_run(lm_plan):
     # into segments of at most CHUNK steps per compiled call (B0 = 4: 32 steps, 16 per evaluation; B0 = 8: 16
     # steps, 8 per evaluation); one initialisation, an evaluation at 0 and after each segment, and the noise
     # scale after evaluations N_EVALS // 2 and N_EVALS (both, for N_EVALS = 2).
+    # All of it once per call of seeds (conftest.batch_calls).
     chunks = sum(N_EVALS * math.ceil(math.ceil(TOKENS / (SEQ * b0)) / N_EVALS / CHUNK) for b0 in B0S)
     assert chunks == 4
-    assert calls == {"train_lm.<locals>.init_all": len(B0S), "train_lm.<locals>.run_chunk": chunks,
-                     "evaluate": len(B0S) * (N_EVALS + 1), "train_lm.<locals>.measure_noise": 2 * len(B0S)}
+    s = batch_calls(SEEDS)[0]
+    assert calls == {"train_lm.<locals>.init_all": s * len(B0S), "train_lm.<locals>.run_chunk": s * chunks,
+                     "evaluate": s * len(B0S) * (N_EVALS + 1), "train_lm.<locals>.measure_noise": s * 2 * len(B0S)}
     # one signature each: every chunk and batch size shares one compiled step (batches are arguments)
     assert len(p.stages) == 4
 
@@ -59,7 +62,7 @@ def test_validation_forward_flops_match_the_transformer_products(lm_plan):
     # and layer the attention scores and their product with v, 2 T^2 d each; per token the read-out to 256
     # logits, 2 d 256.
     per_window = LAYERS * (24 * D * D * SEQ + 4 * SEQ * SEQ * D) + 2 * D * VOCAB * SEQ
-    dots = SEEDS * VAL_WINDOWS * per_window
+    dots = batch_calls(SEEDS)[1] * VAL_WINDOWS * per_window  # per call: its seeds
     # The rest is elementwise (layer norms, softmax over T x T per head, gelu on 4d, the log-softmax over 256
     # logits): a few FLOPs per element against the products' hundreds, under 15% on top at d = 64.
     assert dots <= stage.cost.flops <= 1.15 * dots

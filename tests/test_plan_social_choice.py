@@ -6,9 +6,9 @@ shapes."""
 
 from __future__ import annotations
 
-import jax
 import pytest
 
+from conftest import batch_calls
 from sims import plan
 
 SIZES, NARROW, S, DIM = (2000, 4000), (1000,), 2, 3
@@ -37,7 +37,7 @@ def test_coverage_plan_has_one_fit_per_sample_size(coverage_plan):
     assert p.runnable and not p.error, p.error
     names = [f"map_seeds(coverage.fit[main, N={n}])" for n in SIZES]
     names += [f"map_seeds(coverage.fit[narrow, N={n}])" for n in NARROW]
-    assert {s.name: s.calls for s in p.stages} == dict.fromkeys(names, 1)
+    assert {s.name: s.calls for s in p.stages} == dict.fromkeys(names, batch_calls(S)[0])
     # Newton's loop and its line search have no static trip count: counted once, and said so
     assert all(s.cost.while_loops == 2 and any("counted once" in q for q in s.problems) for s in p.stages)
 
@@ -50,8 +50,8 @@ def test_coverage_fit_flops_follow_the_sample_count(coverage_plan):
     assert big / small == pytest.approx(2.0, rel=0.01)
     # Independent count from the shapes: per seed, rows Z [2N, d]; the Gram matrix of the contested rows and
     # the Newton Hessian (once in the loop, once after it) are each a [d, 2N] @ [2N, d] product, 2 (2N) d^2
-    # FLOPs; seeds are padded to a multiple of the device count.
-    padded = -(-S // jax.device_count()) * jax.device_count()
+    # FLOPs; per call, ceil(S / 8) seeds per device (conftest.batch_calls).
+    padded = batch_calls(S)[1]
     n = SIZES[0]
     grams = padded * 3 * 2 * (2 * n) * DIM**2
     # The rest (margins, losses and their derivatives, gradient, line search, the random draw) is a few dozen

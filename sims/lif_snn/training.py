@@ -44,9 +44,9 @@ class NetworkTraining:
     lr: float = param(0.03, gt=0)
     logit_scale: float = param(1.0, gt=0, doc="softmax logits = logit_scale * spike counts")
     ns_pairs: int = param(2048, ge=1, doc="(x, y) pairs per nu for each NS estimate", smoke=1024)
-    per_device: int | None = param(None, ge=1, doc="networks trained per device per compiled call (null: all "
-                                   "at once); set, it bounds the memory and keeps the numbers independent of "
-                                   "the device count (runtime.map_batch)")
+    per_device: int | None = param(None, ge=1, doc="networks trained per device per compiled call (null: "
+                                   "runtime.chunk_size's rule); it bounds the memory, and either way the "
+                                   "numbers do not depend on the device count (runtime.map_batch)")
 
     def __post_init__(self):
         if self.parity_bits > self.parity_n:

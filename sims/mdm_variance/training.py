@@ -174,9 +174,9 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                 vals.append(val_loss(state[0]))
             return state[0], jnp.stack(vals)
 
-        idx, _ = runtime.seed_indices(n, ctx.mesh)
-        params, vals = runtime.jit(jax.vmap(one), name=f"train {method}")(idx)
-        return params, np.asarray(runtime.to_host(vals))[:n]
+        one.__qualname__ = f"train {method}"  # its name in the plan
+        params, vals = runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
+        return params, vals
 
     def grad_var(params, key, method, sampler):
         def one(k):
@@ -203,9 +203,14 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     for m in METHODS_TRAIN[1:]:
         vals[m] = train_runs(m, sampler, p.n_seeds)[1]
     gkey = jax.random.fold_in(jax.random.key(seed), salts.GRAD_VAR_SALT)
-    gv = {m: runtime.jit(jax.vmap(lambda pr, i, m=m: grad_var(pr, jax.random.fold_in(gkey, i), m, sampler)),
-                         name=f"gradient variance {m}")(std_params, jnp.arange(p.n_seeds))
-          for m in GRAD_METHODS}
+    def grad_var_of(m):
+        def one(b):
+            return grad_var(b[0], jax.random.fold_in(gkey, b[1]), m, sampler)
+
+        one.__qualname__ = f"gradient variance {m}"  # its name in the plan
+        return runtime.map_batch(one, (std_params, np.arange(p.n_seeds, dtype=np.int32)), mesh=ctx.mesh)
+
+    gv = {m: grad_var_of(m) for m in GRAD_METHODS}
     with runtime.planned_theory_jits("learned decomposition"):
         dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), salts.TRAINED_DECOMPOSITION_SALT), n_t=4,
                            n_masks=4, eps=p.eps)

@@ -163,7 +163,6 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
     marks = np.minimum(np.searchsorted(tokens, p.total_tokens * np.arange(1, p.n_evals + 1) / p.n_evals),
                        lrs.size)
     n_seeds = p.n_seeds
-    idx, _ = runtime.seed_indices(n_seeds, mesh)
 
     @runtime.jit
     def init_all(idx):
@@ -189,29 +188,48 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
         return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
             runtime.seed_key(seed, i), salt)))(state, idx)
 
-    state = init_all(idx)
-    losses, noise = [runtime.to_host(evaluate(state, val_toks))], []
-    done = 0
-    with runtime.progress(lrs.size, f"lm B0={b0} {kind}") as bar:
-        for e, m in enumerate(marks):
-            while done < m:
-                n = min(CHUNK, m - done)
-                pad = CHUNK - n
-                lr_c = np.r_[lrs[done:done + n], np.zeros(pad)]
-                nseq_c = np.r_[batches[done:done + n], np.zeros(pad, np.int64)].astype(np.int32)
-                act_c = np.r_[np.ones(n, bool), np.zeros(pad, bool)]
-                # start and salt as 0-d arrays (values, not Python constants): one signature for every
-                # chunk in the paper-scale plan, as it is one compilation in the run
-                state = run_chunk(state, train, idx, np.int64(done), lr_c, nseq_c, act_c)
-                done += n
-                bar.update(n)
-            losses.append(runtime.to_host(evaluate(state, val_toks)))
-            if e in (p.n_evals // 2 - 1, p.n_evals - 1):
-                noise.append(runtime.to_host(measure_noise(state, train, idx, np.int64(7 + e))))
-    val_loss_arr = np.stack(losses, axis=1)[:n_seeds]
-    return {"tokens": tokens[np.r_[0, marks]], "steps": np.r_[0, marks], "val_loss": val_loss_arr,
-            "noise_scale": np.stack(noise, axis=1)[:n_seeds], "total_steps": np.asarray(lrs.size),
-            "batches": batches}
+    # Seeds in calls of runtime.chunk_size per device, each device running the one-device programs on its
+    # own seeds (as runtime.map_batch does): the same bits on 1 or many devices. While planning, one call
+    # over the mesh stands for the devices' calls.
+    if runtime.is_planning():
+        local, k = [(0, None)], 0
+        chunks = [runtime.shard_rows(r.astype(np.int32), mesh) for r in runtime.batch_chunks(n_seeds, mesh)]
+        data_on = {0: (train, val_toks)}
+    else:
+        local, k = runtime.local_devices(mesh), runtime.chunk_size(n_seeds)
+        chunks = runtime.batch_chunks(n_seeds, mesh)
+        data_on = {d: runtime.on_device((train, val_toks), dev) for d, dev in local}
+    losses_c, noise_c = [], []
+    with runtime.progress(lrs.size * len(chunks), f"lm B0={b0} {kind}") as bar:
+        for rows in chunks:
+            idx = {d: rows if dev is None else jax.device_put(rows[d * k:(d + 1) * k].astype(np.int32), dev)
+                   for d, dev in local}
+            state = {d: init_all(idx[d]) for d, _ in local}
+            losses = [runtime.gather([evaluate(state[d], data_on[d][1]) for d, _ in local])]
+            noise = []
+            done = 0
+            for e, m in enumerate(marks):
+                while done < m:
+                    n = min(CHUNK, m - done)
+                    pad = CHUNK - n
+                    lr_c = np.r_[lrs[done:done + n], np.zeros(pad)]
+                    nseq_c = np.r_[batches[done:done + n], np.zeros(pad, np.int64)].astype(np.int32)
+                    act_c = np.r_[np.ones(n, bool), np.zeros(pad, bool)]
+                    # start and salt as 0-d arrays (values, not Python constants): one signature for every
+                    # chunk in the paper-scale plan, as it is one compilation in the run
+                    state = {d: run_chunk(state[d], data_on[d][0], idx[d], np.int64(done), lr_c, nseq_c, act_c)
+                             for d, _ in local}
+                    done += n
+                    bar.update(n)
+                losses.append(runtime.gather([evaluate(state[d], data_on[d][1]) for d, _ in local]))
+                if e in (p.n_evals // 2 - 1, p.n_evals - 1):
+                    noise.append(runtime.gather([measure_noise(state[d], data_on[d][0], idx[d], np.int64(7 + e))
+                                                 for d, _ in local]))
+            losses_c.append(np.stack(losses, axis=1))
+            noise_c.append(np.stack(noise, axis=1))
+    return {"tokens": tokens[np.r_[0, marks]], "steps": np.r_[0, marks],
+            "val_loss": np.concatenate(losses_c)[:n_seeds], "noise_scale": np.concatenate(noise_c)[:n_seeds],
+            "total_steps": np.asarray(lrs.size), "batches": batches}
 
 
 def run_lm(p: LMParams, ctx: cli.Context) -> dict:
