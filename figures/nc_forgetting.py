@@ -213,7 +213,10 @@ def plot_buffer_stats(a: dict, meta: dict):
         ax.set_ylabel("||μ_c − μ_G|| ratio (geometric mean)")
         ax.set_title(f"{a['datasets'][d]}: mean-norm inflation", fontsize=9)
         ax.legend(fontsize=7)
-    fig.suptitle(f"Buffer statistics after the last CIL task, {meta['config']['n_seeds']} seeds, ±SE", fontsize=9)
+    dead = int(np.sum(a["dead_runs"])) if "dead_runs" in a else 0
+    left_out = f" ({dead} dead network{'s' if dead != 1 else ''} left out)" if dead else ""
+    fig.suptitle(f"Buffer statistics after the last CIL task, {meta['config']['n_seeds']} seeds{left_out}, ±SE",
+                 fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -220,7 +220,7 @@ def test_nc_emerges_each_task(fall, old_change, verdict):
 # ---------------------------------------------------------------------------------------------------
 
 STATS_AXES = dict.fromkeys(("within_rank_buffer", "within_rank_heldout", "mean_norm_ratio",
-                            "mean_norm_ratio_heldout", "nc1_buffer", "nc1_heldout", "nc1_heldout_b"), 2)
+                            "mean_norm_ratio_heldout", "nc1_buffer", "nc1_heldout", "nc1_heldout_b", "dead_runs"), 2)
 
 
 def stats(log_rank_gap: float = 0.3, log_inflation: float = np.log(1.5), log_nc1_gap: float = 1.0,
@@ -236,7 +236,7 @@ def stats(log_rank_gap: float = 0.3, log_inflation: float = np.log(1.5), log_nc1
             "mean_norm_ratio": np.exp(ratio) * np.ones((D, B, N, 8)),
             "mean_norm_ratio_heldout": np.full((D, B, N, 8), 1.02),
             "nc1_heldout": base, "nc1_buffer": np.exp(-log_nc1_gap + noise(3)) * base,
-            "nc1_heldout_b": np.exp(-log_control_gap + noise(4)) * base}
+            "nc1_heldout_b": np.exp(-log_control_gap + noise(4)) * base, "dead_runs": np.zeros((D, B, N), bool)}
 
 
 @pytest.mark.parametrize("kw, verdict", [({}, "holds"), ({"log_rank_gap": -0.3}, "fails"),
@@ -566,10 +566,11 @@ def minority_result(norm_small=0.5, cos_small=0.8) -> dict:
         small = PB[b] <= 5
         norm[:, b] = (norm_small if small else 2.0) * np.exp(noise(b))
         cos[:, b] = (cos_small if small else -1 / 9) + noise(b + 1)
-    return {"datasets": DATASETS, "buffer_percents": PB, "minority_norm_ratio": norm, "minority_head_cosine": cos}
+    return {"datasets": DATASETS, "buffer_percents": PB, "minority_norm_ratio": norm, "minority_head_cosine": cos,
+            "dead_runs": np.zeros((D, B, N), bool)}
 
 
-STATS_MINORITY_AXES = {"minority_norm_ratio": 2, "minority_head_cosine": 2}
+STATS_MINORITY_AXES = {"minority_norm_ratio": 2, "minority_head_cosine": 2, "dead_runs": 2}
 
 
 @pytest.mark.parametrize("norm_small, verdict", [(0.5, "holds"), (1.5, "fails"), (1.0, "inconclusive")])

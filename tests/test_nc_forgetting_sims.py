@@ -11,12 +11,24 @@ import pytest
 
 from sims import nc_forgetting as S
 from sims import runtime
+from sims.nc_forgetting.common import dead_runs, evaluated
 from theory import nc_forgetting as th
 
 
 # --------------------------------------------------------------------------------------------------
 # sims/nc_forgetting helpers (no training)
 # --------------------------------------------------------------------------------------------------
+
+
+def test_a_dead_network_is_left_out_of_the_evaluated_runs():
+    """A run whose features are the same on every sample (a dead ReLU network: all 0, or any constant row)
+    is not evaluated, whatever its position; a run with one differing sample is."""
+    feats = np.random.default_rng(0).standard_normal((4, 6, 3))
+    feats[1] = 0.0
+    feats[3] = np.array([0.5, 0.0, 2.0])  # constant, not zero
+    feats[2, :5] = 0.0  # one sample differs: alive
+    assert dead_runs(feats).tolist() == [False, True, False, True]
+    assert list(evaluated(4, feats)) == [0, 2] and list(evaluated(4)) == [0, 1, 2, 3]
 
 
 def test_buffer_count_is_zero_at_zero_at_least_one_and_monotone():

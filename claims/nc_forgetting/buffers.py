@@ -8,6 +8,9 @@ from claims import ledger
 from claims.nc_forgetting.common import (
     CORRECTIONS,
     LDA,
+    _alive,
+    _dead,
+    _dead_note,
     _mean,
     NORM_INFLATED,
     _pooled,
@@ -45,25 +48,29 @@ def _check_buffer_artifacts(r: ledger.Reads) -> ledger.Evidence:
     small = [b for b in range(len(P)) if P[b] <= 5]
     measured, decisions, controls = {}, [], []
     for d, dn in enumerate(a["datasets"]):
+        dead = _dead(a, d)
         ew_b, ew_h = a["within_rank_buffer"][d], a["within_rank_heldout"][d]
-        sized = [b for b in range(len(P)) if np.all(np.isfinite(ew_b[b]))]  # two or more per class
+        sized = [b for b in range(len(P)) if np.all(np.isfinite(ew_b[b][~dead[b]]))]  # two or more per class
         lr, lh = (np.log(a[k][d]).mean(axis=-1) for k in ("mean_norm_ratio", "mean_norm_ratio_heldout"))  # [B, N]
         decisions += [ledger.paired(f"{dn} at {P[b]:g}%: log within-class rank held-out - buffer > 0",
-                                    np.log(ew_h[b]) - np.log(ew_b[b]), 0.0, "above") for b in sized]
-        decisions += [ledger.paired(f"{dn} over <= 5%: log mean-norm ratio > log 1.05", _pooled(lr, small),
-                                    NORM_INFLATED, "above"),
+                                    _pooled(np.log(ew_h) - np.log(ew_b), [b], _alive(dead, [b])), 0.0, "above")
+                      for b in sized]
+        decisions += [ledger.paired(f"{dn} over <= 5%: log mean-norm ratio > log 1.05",
+                                    _pooled(lr, small, _alive(dead, small)), NORM_INFLATED, "above"),
                       ledger.paired(f"{dn} over <= 5%: log ratio buffer - equal-size held-out > 0",
-                                    _pooled(lr - lh, small), 0.0, "above")]
+                                    _pooled(lr - lh, small, _alive(dead, small)), 0.0, "above")]
         measured[f"{dn}: within-class effective rank buffer / held-out"] = {
-            f"{P[b]:g}%": [round(float(ew_b[b].mean()), 3), round(float(ew_h[b].mean()), 3)] for b in sized}
+            f"{P[b]:g}%": [round(float(_pooled(x, [b], _alive(dead, [b])).mean()), 3) for x in (ew_b, ew_h)]
+            for b in sized}
         measured[f"{dn}: mean-norm ratio to the population, buffer / equal-size held-out (geometric mean)"] = {
-            f"{p:g}%": [round(float(np.exp(lr[b].mean())), 4), round(float(np.exp(lh[b].mean())), 4)]
+            f"{p:g}%": [round(float(np.exp(_pooled(x, [b], _alive(dead, [b])).mean())), 4) for x in (lr, lh)]
             for b, p in enumerate(P)}
         # Controls just outside "small buffers": the largest buffer (the whole past), same inflation test.
         bmax = len(P) - 1
         controls.append(ledger.Control(f"{dn}: {P[bmax]:g}% replay (not a small buffer), same 'ratio > 1.05' test",
                                        ledger.paired(f"{dn} at {P[bmax]:g}%: log mean-norm ratio > log 1.05",
-                                                     lr[bmax], NORM_INFLATED, "above")))
+                                                     _pooled(lr, [bmax], _alive(dead, [bmax])), NORM_INFLATED,
+                                                     "above")))
     return ledger.Evidence(
         measured=measured,
         predicted={"within-class effective rank": "buffer < held-out",
@@ -71,7 +78,7 @@ def _check_buffer_artifacts(r: ledger.Reads) -> ledger.Evidence:
         tolerance=f"{T95} of per-seed log ratios (mean over the 8 old classes; inflation pooled per seed over "
                   "the buffers <= 5%)",
         decisions=decisions,
-        notes=_setting(meta, r.scale, a) + " mu_G = mean of the test population's class means (all 10 classes). A "
+        notes=_setting(meta, r.scale, a) + _dead_note(a) + " mu_G = mean of the test population's class means (all 10 classes). A "
               "small sample's mean lies farther from mu_G than the class mean by its own spread (the equal-size "
               "held-out means are inflated too: the second column), hence the paired comparison.",
         controls=controls)
@@ -94,21 +101,25 @@ def _check_strong_collapse(r: ledger.Reads) -> ledger.Evidence:
     P = a["buffer_percents"]
     measured, decisions, controls = {}, [], []
     for d, dn in enumerate(a["datasets"]):
+        dead = _dead(a, d)
         nb, nh, nh2 = (a[k][d] for k in ("nc1_buffer", "nc1_heldout", "nc1_heldout_b"))
-        rows = [b for b in range(len(P)) if P[b] <= 10 and np.all(np.isfinite(nb[b]))]
+        sized = [b for b in range(len(P)) if np.all(np.isfinite(nb[b][~dead[b]]))]  # two or more per class
+        rows = [b for b in sized if P[b] <= 10]
+        live = _alive(dead, rows)
         decisions.append(ledger.paired(f"{dn}: log NC1 held-out - log NC1 buffer, pooled over "
                                        f"{[f'{P[b]:g}%' for b in rows]}, > 0",
-                                       _pooled(np.log(nh) - np.log(nb), rows), 0.0, "above"))
+                                       _pooled(np.log(nh) - np.log(nb), rows, live), 0.0, "above"))
         measured[f"{dn}: NC1 buffer / held-out (geometric mean)"] = {
-            f"{P[b]:g}%": [round(float(np.exp(np.log(nb[b]).mean())), 4), round(float(np.exp(np.log(nh[b]).mean())), 4)]
-            for b in range(len(P)) if np.all(np.isfinite(nb[b]))}
+            f"{P[b]:g}%": [round(float(np.exp(_pooled(np.log(x), [b], _alive(dead, [b])).mean())), 4) for x in (nb, nh)]
+            for b in sized}
         controls.append(ledger.Control(f"{dn}: a second equal-size held-out draw in place of the buffer, same test",
                                        ledger.paired(f"{dn}: log NC1 held-out - log NC1 second held-out > 0",
-                                                     _pooled(np.log(nh) - np.log(nh2), rows), 0.0, "above")))
+                                                     _pooled(np.log(nh) - np.log(nh2), rows, live), 0.0, "above")))
     return ledger.Evidence(
         measured=measured, predicted={"NC1": "buffer < held-out"},
         tolerance=f"{T95} of the per-seed log ratio, pooled over the buffer sizes", decisions=decisions,
-        notes=_setting(meta, r.scale, a) + " NC1 = Tr(Sigma_W Sigma_B^+)/K over the 8 old classes.", controls=controls)
+        notes=_setting(meta, r.scale, a) + _dead_note(a) + " NC1 = Tr(Sigma_W Sigma_B^+)/K over the 8 old classes.",
+        controls=controls)
 
 
 # ---------------------------------------------------------------------------------------------------

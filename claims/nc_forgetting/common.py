@@ -41,9 +41,33 @@ def forgetting(a, d: int, s: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     return fs, fd
 
 
-def _pooled(x, rows) -> np.ndarray:
-    """``[N]`` per-seed mean of ``x [B, N]`` over the buffer indices ``rows``."""
-    return np.asarray(x)[list(rows)].mean(axis=0)
+def _pooled(x, rows, keep=None) -> np.ndarray:
+    """``[N]`` per-seed mean of ``x [B, N]`` over the buffer indices ``rows`` (only the seeds where ``keep
+    [N]`` is True, when given: :func:`_alive`)."""
+    m = np.asarray(x)[list(rows)].mean(axis=0)
+    return m if keep is None else m[np.asarray(keep, bool)]
+
+
+def _dead(a, d: int) -> np.ndarray:
+    """``[B, N]`` True where data set ``d``'s network died in the buffer-statistics run (the same features on
+    every sample: ``dead_runs``, sims.nc_forgetting.buffers); its statistics there are NaN."""
+    return np.asarray(a["dead_runs"][d], bool)
+
+
+def _alive(dead, rows) -> np.ndarray:
+    """``[N]`` True for the seeds whose network is alive at every buffer index in ``rows``: a dead network
+    (outside 'a trained network') is left out of a paired comparison, and the evidence says so."""
+    return ~np.asarray(dead)[list(rows)].any(axis=0)
+
+
+def _dead_note(a) -> str:
+    """The evidence's line on the dead networks left out (empty when none died)."""
+    dead = np.asarray(a["dead_runs"], bool)
+    if not dead.any():
+        return ""
+    where = [f"{a['datasets'][d]} at {a['buffer_percents'][b]:g}% seed {n}" for d, b, n in zip(*np.nonzero(dead))]
+    return (f" {int(dead.sum())} network(s) died (every last-layer unit off: the same features on every sample) "
+            f"and are left out of every comparison that reads them: {', '.join(where)}.")
 
 
 def _tally(decisions) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from claims import ledger
-from claims.nc_forgetting.common import _mean, _pooled, _setting, STATS, T95
+from claims.nc_forgetting.common import _alive, _dead, _dead_note, _mean, _pooled, _setting, STATS, T95
 
 # ---------------------------------------------------------------------------------------------------
 # 12. minority collapse of under-replayed classes (Sec. 3.2, after Fang et al. 2021)
@@ -32,19 +32,20 @@ def _check_minority_features(r: ledger.Reads) -> ledger.Evidence:
     small, bmax = _minority_rows(P)
     measured, decisions, controls = {}, [], []
     for d, dn in enumerate(a["datasets"]):
+        dead = _dead(a, d)
         lr = np.log(a["minority_norm_ratio"][d])  # [B, N]
         decisions.append(ledger.paired(f"{dn}: log norm ratio old / current, pooled over <= {SMALL_BUFFER:g}%, < 0",
-                                       _pooled(lr, small), 0.0, "below"))
+                                       _pooled(lr, small, _alive(dead, small)), 0.0, "below"))
         measured[f"{dn}: old / current centred feature-mean norm (geometric mean)"] = {
-            f"{p:g}%": round(float(np.exp(lr[b].mean())), 4) for b, p in enumerate(P)}
+            f"{p:g}%": round(float(np.exp(_pooled(lr, [b], _alive(dead, [b])).mean())), 4) for b, p in enumerate(P)}
         controls.append(ledger.Control(f"{dn}: balanced replay ({P[bmax]:g}%), same 'old features shorter' test",
                                        ledger.paired(f"{dn} at {P[bmax]:g}%: log norm ratio old / current < 0",
-                                                     lr[bmax], 0.0, "below")))
+                                                     _pooled(lr, [bmax], _alive(dead, [bmax])), 0.0, "below")))
     return ledger.Evidence(
         measured=measured, predicted={"old / current norm ratio at small buffers": "< 1"},
         tolerance=f"{T95} of the per-seed log ratio, pooled per seed over the buffers <= {SMALL_BUFFER:g}%",
         decisions=decisions,
-        notes=_setting(meta, r.scale, a) + " Class means of the test features after the last task, centred by mu_G = "
+        notes=_setting(meta, r.scale, a) + _dead_note(a) + " Class means of the test features after the last task, centred by mu_G = "
               "the mean of all 10 class means (theory.nc_forgetting.minority_collapse_stats); the 8 old classes are "
               "the minority, the last task's 2 classes the majority.", controls=controls)
 
@@ -67,20 +68,23 @@ def _check_minority_heads(r: ledger.Reads) -> ledger.Evidence:
     mid = (1.0 - 1.0 / (C - 1)) / 2.0
     measured, decisions, controls = {"ETF cosine -1/(C - 1)": round(-1.0 / (C - 1), 4), "midpoint": round(mid, 4)}, [], []
     for d, dn in enumerate(a["datasets"]):
+        dead = _dead(a, d)
         cos = a["minority_head_cosine"][d]  # [B, N]
         decisions.append(ledger.paired(f"{dn}: old classes' head-row cosine, pooled over <= {SMALL_BUFFER:g}%, > "
-                                       f"{mid:.4g}", _pooled(cos, small), mid, "above"))
-        measured[f"{dn}: old classes' mean pairwise head-row cosine"] = {f"{p:g}%": _mean(cos[b]) for b, p in enumerate(P)}
+                                       f"{mid:.4g}", _pooled(cos, small, _alive(dead, small)), mid, "above"))
+        measured[f"{dn}: old classes' mean pairwise head-row cosine"] = {
+            f"{p:g}%": _mean(_pooled(cos, [b], _alive(dead, [b]))) for b, p in enumerate(P)}
+        both = _alive(dead, small + [bmax])
         measured[f"{dn}: cosine at <= {SMALL_BUFFER:g}% minus at {P[bmax]:g}% (paired, mean)"] = _mean(
-            _pooled(cos, small) - cos[bmax])
+            _pooled(cos, small, both) - _pooled(cos, [bmax], both))
         controls.append(ledger.Control(f"{dn}: balanced replay ({P[bmax]:g}%: a global ETF), same 'converged' test",
-                                       ledger.paired(f"{dn} at {P[bmax]:g}%: head-row cosine > {mid:.4g}", cos[bmax],
-                                                     mid, "above")))
+                                       ledger.paired(f"{dn} at {P[bmax]:g}%: head-row cosine > {mid:.4g}",
+                                                     _pooled(cos, [bmax], _alive(dead, [bmax])), mid, "above")))
     return ledger.Evidence(
         measured=measured, predicted={"old classes' head-row cosine at small buffers": f"> {mid:.4g} (nearer 1 than "
                                       f"{-1.0 / (C - 1):.4g})"},
         tolerance=f"{T95} of the per-seed cosine, pooled per seed over the buffers <= {SMALL_BUFFER:g}%; the "
                   "threshold is the midpoint of the two reference levels (no free parameter)",
         decisions=decisions,
-        notes=_setting(meta, r.scale, a) + " Head rows of the network after the last task, centred by the mean of all "
+        notes=_setting(meta, r.scale, a) + _dead_note(a) + " Head rows of the network after the last task, centred by the mean of all "
               "10 rows (theory.nc_forgetting.minority_collapse_stats).", controls=controls)

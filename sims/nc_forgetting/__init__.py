@@ -82,7 +82,7 @@ _STATS_SEEDS = dict.fromkeys(
      "within_rank_heldout", "within_rank_heldout_b", "mean_norm_ratio", "mean_norm_ratio_heldout",
      "minority_head_cosine", "minority_norm_ratio",
      "mean_norm_ratio_heldout_b", "nc1_buffer", "nc1_heldout", "nc1_heldout_b", "compared_per_class",
-     "buffer_loss"), 2)
+     "buffer_loss", "dead_runs"), 2)
 
 EXPERIMENTS = {
     "buffer_sweep": cli.Experiment(SweepParams, run_buffer_sweep, seed_axes=_SWEEP_SEEDS),

@@ -9,7 +9,7 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import param
-from sims.nc_forgetting.common import _params_at, _percents, CommonParams, evaluated, per_dataset
+from sims.nc_forgetting.common import _params_at, _percents, CommonParams, dead_runs, evaluated, per_dataset
 from sims.nc_forgetting.data import Data, N_CLASSES, N_TASKS
 from sims.nc_forgetting.evaluation import final_features
 from sims.nc_forgetting.sweep import corrected_head
@@ -56,7 +56,8 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     ew_buf, ew_held, ew_held_b = (np.full(R, np.nan) for _ in range(3))
     ratio, ratio_held, ratio_held_b = (np.full((R, old.size), np.nan) for _ in range(3))
     pop = (data.y_test // 2) < last
-    for r in evaluated(R):
+    live = evaluated(R, ftr)
+    for r in live:
         rows = _old_rows(grid, r)
         yb = data.y_train[rows]
         key = jax.random.fold_in(runtime.seed_key(seed, specs[r]["seed"]), HELD_OUT_SALT)
@@ -88,7 +89,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
             if all(np.any(w != 0) for w in within):
                 ew_buf[r], ew_held[r], ew_held_b[r] = (th.effective_rank(w) for w in within)
     head_cos, norm_ratio = np.full(R, np.nan), np.full(R, np.nan)
-    for r in evaluated(R):
+    for r in live:
         W, _ = head_of(_params_at(out["params"], r, last))
         head_cos[r], norm_ratio[r] = th.minority_collapse_stats(W, fte[r], data.y_test, old)
     shape = (len(p.buffer_percents), p.n_seeds)
@@ -102,7 +103,8 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
             "mean_norm_ratio_heldout_b": ratio_held_b.reshape(shape + (old.size,)),
             "nc1_heldout_b": nc1_held_b.reshape(shape), "nc1_buffer": nc1_buf.reshape(shape),
             "nc1_heldout": nc1_held.reshape(shape), "compared_per_class": per_class.reshape(shape),
-            "buffer_loss": out["buffer_loss"][:, last].reshape(shape)}
+            "buffer_loss": out["buffer_loss"][:, last].reshape(shape),
+            "dead_runs": dead_runs(ftr).reshape(shape)}
 
 
 def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:
@@ -123,7 +125,9 @@ def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:
     ``compared_per_class [D, B, N]``; ``buffer_loss [D, B, N]`` the training loss on the buffer at the end;
     minority collapse (Sec. 3.2, :func:`theory.nc_forgetting.minority_collapse_stats`, the 8 old classes as the
     minority): ``minority_head_cosine [D, B, N]`` the mean pairwise cosine of their centred head rows and
-    ``minority_norm_ratio [D, B, N]`` their centred test-feature mean norm over the current classes'.
+    ``minority_norm_ratio [D, B, N]`` their centred test-feature mean norm over the current classes';
+    ``dead_runs [D, B, N]`` True where the network died (the same features on every training sample, all 0:
+    :func:`sims.nc_forgetting.common.evaluated`), whose statistics above are NaN.
     """
     return {"buffer_percents": np.asarray(p.buffer_percents, np.float64),
             **per_dataset(p, ctx, "stats", _stats_dataset)}
