@@ -71,8 +71,16 @@ PLAN_SCALE := $(if $(filter command line,$(origin SCALE)),$(SCALE),paper)
 plan: $(STAMP)
 	@$(PY) -m sims plan --scale $(PLAN_SCALE) $(if $(SMOKE),--smoke)
 
-bench: $(STAMP)
-	$(PY) -m benchmarks
+# The peers a benchmark compares with (boofun), installed apart from the project's environment, in
+# build/peer/: the benchmark appends it to the end of sys.path, so the project's numpy and scipy win.
+# A failed install is not fatal: the peer's rows then say why.
+PEER := build/peer
+$(PEER)/.installed: $(STAMP)
+	@$(PY) -m pip install -q --disable-pip-version-check --target $(PEER) boofun \
+		&& touch $@ || echo "make bench: boofun could not be installed into $(PEER); its rows will say why"
+
+bench: $(STAMP) $(PEER)/.installed
+	PBE_PEER_PATH=$(PEER) $(PY) -m benchmarks
 
 # Mutation testing (tests/mutation.py): plants one-line bugs in theory/$(PAPER) and theory/numerics.py and
 # counts those the paper's tests catch. Tens of minutes per paper on 2 cores; works in build/mutate/.

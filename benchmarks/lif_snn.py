@@ -3,9 +3,9 @@ the peer library ``boofun`` (PyPI) and against the dense O(4^n) definition, and 
 ensembles on one device against all devices.
 
 The peer library is optional and never a dependency of the project: it is imported only when installed
-in a throwaway location named by ``PBE_PEER_PATH`` (default ``/tmp/peer``, e.g. ``pip install --target
-/tmp/peer boofun``), appended to the end of ``sys.path`` so that the project's numpy and scipy win.
-Without it the peer rows say so and are skipped.
+in a location apart named by ``PBE_PEER_PATH`` (default ``build/peer``, where ``make bench`` installs it:
+``pip install --target build/peer boofun``), appended to the end of ``sys.path`` so that the project's
+numpy and scipy win. Without it the peer rows say so and are skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -25,7 +26,7 @@ from sims import lif_snn as sim
 from sims import runtime
 from theory import boolean
 
-PEER_PATH = os.environ.get("PBE_PEER_PATH", "/tmp/peer")
+PEER_PATH = os.environ.get("PBE_PEER_PATH", str(Path(__file__).resolve().parents[1] / "build" / "peer"))
 PEER_MAX_N = 20  # boofun takes ~18 s at n = 20 on 2 cores and ~4x per two more bits
 DELTA = 0.1
 
