@@ -260,6 +260,24 @@ def seed_offset_dir(outdir: str | Path, scale: str, seed_offset: int = 0) -> Pat
     return out / f"seed-offset-{seed_offset}" if seed_offset else out
 
 
+def output_dir(cfg: RunConfig, outdir: str | Path, seed_offset: int = 0) -> Path:
+    """Where a run of ``cfg`` writes: :func:`seed_offset_dir`, except that a config from outside
+    ``paper_configs/`` (not the repository's config of that name) writing into the repository's
+    ``results/`` goes to ``results/<scale>/custom/<name>-<config hash, 12 hex>/``: never over the
+    repository's result, which its figures and claims read."""
+    out = seed_offset_dir(outdir, cfg.scale, seed_offset)
+    ours = REPO / "paper_configs" / f"{cfg.name}.yaml"
+    if Path(outdir).resolve() == (REPO / "results").resolve() and Path(cfg.path).resolve() != ours.resolve():
+        return out / "custom" / f"{cfg.name}-{cfg.hash()[:12]}"
+    return out
+
+
+def _where(args) -> Path:
+    """The folder a ``python -m sims.<paper>`` run writes (its config reloaded: :func:`output_dir`)."""
+    return output_dir(_shifted(load_config(args.config, args.scale)[0], args.seed_offset), args.out,
+                      args.seed_offset)
+
+
 def _shifted(cfg: RunConfig, seed_offset: int) -> RunConfig:
     """``cfg`` with its root seed shifted by ``seed_offset``. Raises ConfigError past 2^63 - 1."""
     if not seed_offset:
@@ -295,7 +313,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
                seed_offset: int = 0, smoke: bool = False) -> tuple[dict, dict]:
     """Run (or load, when current) the experiment of one config at one scale, in
     ``<outdir>/<scale>/`` (with ``seed_offset`` N > 0: the root seed plus N, in
-    ``<outdir>/<scale>/seed-offset-N/``). Returns ``(arrays, meta)``; a loaded result's ``meta`` has
+    ``<outdir>/<scale>/seed-offset-N/``; a config from outside ``paper_configs/`` in a folder apart:
+    :func:`output_dir`). Returns ``(arrays, meta)``; a loaded result's ``meta`` has
     ``"skipped": True``. ``meta["seed_axes"]`` names the arrays whose given axis holds the seeds.
     ``smoke``: run with the loops truncated (:func:`sims.config.smoke_params`; sidecar ``"smoke": true``),
     which a paper figure renders with a SMOKE stamp and no claim reads.
@@ -315,7 +334,7 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
             cfg = dataclasses.replace(cfg, params=smoke_params(cfg.params))
         except ValueError as e:
             raise ConfigError(cfg.path, "params", f"fields a smoke run can truncate together ({e})") from None
-    out = seed_offset_dir(outdir, cfg.scale, seed_offset)
+    out = output_dir(cfg, outdir, seed_offset)
     chash, code = cfg.hash(), results.code_hash(code_files(cfg.sim))
     if not force and results.is_current(cfg.name, chash, code, out):
         if not quiet:
@@ -472,10 +491,9 @@ def main(module_name: str, argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return interrupted(kept_for_rerun([Path(args.config).stem],
-                                          seed_offset_dir(args.out, args.scale, args.seed_offset)))
+        return interrupted(kept_for_rerun([Path(args.config).stem], _where(args)))
     if runtime.is_writer() and not meta.get("skipped"):
-        where = seed_offset_dir(args.out, args.scale, args.seed_offset)
+        where = _where(args)
         print(f"{meta['name']}: wrote {where}/{meta['name']}.npz and .json "
               f"({meta['wall_time_s']:.1f} s, {meta['device_count']} device"
               f"{'s' if meta['device_count'] != 1 else ''})", file=sys.stderr)

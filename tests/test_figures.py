@@ -98,6 +98,24 @@ def test_a_paper_figure_is_not_rendered_from_another_configs_result(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_a_config_from_outside_paper_configs_never_writes_over_the_repositorys_result(tmp_path):
+    """Into the repository's results/, a config from elsewhere with a paper figure's name goes to
+    results/<scale>/custom/<name>-<its config hash>/; the repository's config, or another --out, as asked."""
+    cfg = yaml.safe_load((cli.CONFIGS / f"{NAME}.yaml").read_text())
+    cfg["seed"] = int(cfg.get("seed", 0)) + 1
+    own = tmp_path / f"{NAME}.yaml"
+    own.write_text(yaml.safe_dump(cfg))
+    repo_results = cli.REPO / "results"
+    custom, _ = cli.load_config(own, "quick")
+    ours, _ = cli.load_config(cli.CONFIGS / f"{NAME}.yaml", "quick")
+    assert custom.hash() != ours.hash()
+    assert cli.output_dir(custom, repo_results) == repo_results / "quick" / "custom" / f"{NAME}-{custom.hash()[:12]}"
+    assert cli.output_dir(custom, repo_results, 2) == (repo_results / "quick" / "seed-offset-2" / "custom"
+                                                       / f"{NAME}-{custom.hash()[:12]}")
+    assert cli.output_dir(ours, repo_results) == repo_results / "quick"
+    assert cli.output_dir(custom, tmp_path / "r") == tmp_path / "r" / "quick"
+
+
 def test_figures_cli_names_an_unknown_figure(tmp_path):
     r = _run("-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path))
     line = r.stderr.strip()
