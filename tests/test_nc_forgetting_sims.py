@@ -28,7 +28,7 @@ def test_a_dead_network_is_left_out_of_the_evaluated_runs():
     feats[3] = np.array([0.5, 0.0, 2.0])  # constant, not zero
     feats[2, :5] = 0.0  # one sample differs: alive
     assert dead_runs(feats).tolist() == [False, True, False, True]
-    assert list(evaluated(4, feats)) == [0, 2] and list(evaluated(4)) == [0, 1, 2, 3]
+    assert evaluated(4, dead_runs(feats)) == [0, 2] and evaluated(4) == [0, 1, 2, 3]
 
 
 def test_buffer_count_is_zero_at_zero_at_least_one_and_monotone():

@@ -175,8 +175,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             return state[0], jnp.stack(vals)
 
         one.__qualname__ = f"train {method}"  # its name in the plan
-        params, vals = runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
-        return params, vals
+        return runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
 
     def grad_var(params, key, method, sampler):
         def one(k):

@@ -56,7 +56,8 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     ew_buf, ew_held, ew_held_b = (np.full(R, np.nan) for _ in range(3))
     ratio, ratio_held, ratio_held_b = (np.full((R, old.size), np.nan) for _ in range(3))
     pop = (data.y_test // 2) < last
-    live = evaluated(R, ftr)
+    dead = dead_runs(ftr)
+    live = evaluated(R, dead)
     for r in live:
         rows = _old_rows(grid, r)
         yb = data.y_train[rows]
@@ -104,7 +105,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
             "nc1_heldout_b": nc1_held_b.reshape(shape), "nc1_buffer": nc1_buf.reshape(shape),
             "nc1_heldout": nc1_held.reshape(shape), "compared_per_class": per_class.reshape(shape),
             "buffer_loss": out["buffer_loss"][:, last].reshape(shape),
-            "dead_runs": dead_runs(ftr).reshape(shape)}
+            "dead_runs": dead.reshape(shape)}
 
 
 def run_buffer_stats(p: BufferParams, ctx: cli.Context) -> dict:

@@ -83,18 +83,17 @@ def per_dataset(p: CommonParams, ctx: cli.Context, tag: str, fn, datas: dict | N
     return {"datasets": np.asarray(p.datasets), "bayes_accuracy": bayes, **out}
 
 
-def evaluated(n: int, feats=None) -> list[int]:
+def evaluated(n: int, dead=None) -> list[int]:
     """The runs ``0..n-1`` whose frozen features the host evaluates (probes, metrics, heads), or none while
     the run is planned (:func:`sims.runtime.is_planning`): the planner's stand-in features are zeros, on
     which that evaluation measures nothing real (and the metrics refuse zero variance); its cost at paper
-    scale is measured apart (the configs' headers) and the arrays it fills stay NaN. With ``feats [n, m,
-    f]``, a run whose features are the same on every sample (a dead network: every unit of the last
-    hidden layer off, whose features are all 0) is left out too: there is nothing to measure, its
-    statistics stay NaN (which the ledger's decisions refuse to average) and :func:`dead_runs` counts it."""
+    scale is measured apart (the configs' headers) and the arrays it fills stay NaN. The runs where ``dead
+    [n]`` (:func:`dead_runs`: a dead network, every unit of the last hidden layer off, whose features are
+    all 0) are left out too: there is nothing to measure, and their statistics stay NaN (which the
+    ledger's decisions refuse to average)."""
     if runtime.is_planning():
         return []
-    live = np.ones(n, bool) if feats is None else ~dead_runs(feats)
-    return [r for r in range(n) if live[r]]
+    return [r for r in range(n) if dead is None or not dead[r]]
 
 
 def dead_runs(feats) -> np.ndarray:
