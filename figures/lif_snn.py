@@ -280,7 +280,8 @@ def plot_accuracy(a: dict, meta: dict):
     pres = ("task", "parity")
     dims = dict(zip(("task", "parity"), a["input_dims"].tolist()))
     titles = {"task": f"{c['task']} with label noise (n = {dims['task']})",
-              "parity": f"{c['parity_bits']}-bit parity of n = {c['parity_n']}, same levels (control)"}
+              "parity": f"{c['parity_bits']}-bit parity of n = {c['parity_n']}"
+                        + (", fixed sample" if c.get("parity_sample") else "") + ", same levels (control)"}
     fig, axes = plt.subplots(2, len(pres), figsize=(5 * len(pres), 7.5), squeeze=False)
     for col, pre in enumerate(pres):
         v = int(np.argmin(np.abs(nus - 1 / np.sqrt(dims[pre]))))

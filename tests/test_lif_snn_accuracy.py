@@ -5,13 +5,16 @@ scipy's tau-b where the two coincide (no ties)."""
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import scipy.stats
 
 from claims import ledger
 from claims import lif_snn as C  # noqa: F401  (registers the claims)
-from claims.lif_snn.accuracy import kendall_tau_a
+from claims.lif_snn.accuracy import halfway_accuracy, kendall_tau_a
+from sims.lif_snn.accuracy import AccuracyParams
+from sims.lif_snn.training import parity_sample, train_network
 
 CLAIM = "lif_snn.training_drop_grows_with_accuracy"
 LEVELS = np.array([0.0, 0.1, 0.2])
@@ -98,3 +101,46 @@ def test_kendall_tau_a_is_scipys_tau_without_ties_and_zero_for_a_constant():
     assert kendall_tau_a([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == -1.0
     with pytest.raises(ValueError):
         kendall_tau_a([1.0], [2.0])
+
+
+def test_the_fit_bar_is_halfway_from_chance_to_perfect():
+    assert halfway_accuracy(10) == pytest.approx(0.55, abs=0) and halfway_accuracy(2) == 0.75
+    with pytest.raises(ValueError):
+        halfway_accuracy(1)
+
+
+@pytest.mark.parametrize("acc, kept", [(0.54, "7 of 8"), (0.56, "8 of 8")])
+def test_a_seed_just_below_the_ten_class_bar_is_left_out_and_just_above_is_kept(acc, kept):
+    a, meta = _fabricate(0.5, -0.5)
+    a["task_train_acc"] = a["task_train_acc"].copy()
+    a["task_train_acc"][0, -1] = acc
+    assert _decide((a, meta)).measured["digits10"]["fitted_seeds"] == kept
+
+
+def test_the_parity_sample_is_labelled_by_its_first_bits_and_split_like_the_digits():
+    p = AccuracyParams(parity_n=6, parity_bits=2, test_fraction=0.3)
+    xtr, ytr, xte, yte = parity_sample(p, 50, seed=4)
+    assert xtr.shape == (35, 6) and xte.shape == (15, 6) and set(np.unique(np.r_[xtr, xte])) == {-1.0, 1.0}
+    for x, y in ((xtr, ytr), (xte, yte)):  # class 1 where x_0 x_1 = -1
+        np.testing.assert_array_equal(y, (x[:, 0] * x[:, 1] < 0).astype(np.int32))
+    again = parity_sample(p, 50, seed=4)
+    assert all(np.array_equal(u, v) for u, v in zip((xtr, ytr, xte, yte), again))
+    assert not np.array_equal(parity_sample(p, 50, seed=5)[0], xtr)
+    with pytest.raises(ValueError):
+        parity_sample(p, 1, seed=0)
+
+
+def test_a_fixed_parity_sample_is_what_the_network_trains_on():
+    """A sample whose labels are all class 0 (against the parity) is fitted as such: the network predicts 0
+    everywhere, so its held-out accuracy is the held-out share of class 0; fresh parity inputs teach the
+    parity instead."""
+    p = AccuracyParams(parity_n=4, parity_bits=2, hidden=8, T=3, steps=40, batch=16, ns_pairs=16, lr=0.05)
+    xtr, _, xte, yte = (jax.numpy.asarray(a) for a in parity_sample(p, 40, seed=0))
+    zeros = jax.numpy.zeros(xtr.shape[0], np.int32)
+    key = jax.random.PRNGKey(0)
+    tp = p.training()
+    fixed = train_network(key, xtr, zeros, xte, yte, p=tp, task="parity", kind="slif", fresh_parity=False)
+    fresh = train_network(key, xtr, zeros, xte, yte, p=tp, task="parity", kind="slif", fresh_parity=True)
+    assert float(fixed["train_acc"]) == 1.0  # the constant labels it was given, read against themselves
+    assert float(fixed["test_acc"]) == pytest.approx(float(np.mean(np.asarray(yte) == 0)), rel=1e-6)  # f32
+    assert float(fresh["train_acc"]) >= halfway_accuracy(2)  # fresh inputs: it learns the parity, not a constant

@@ -8,7 +8,8 @@ import numpy as np
 
 from claims import ledger
 from claims.lif_snn.common import _mean_se
-from claims.lif_snn.spectrum import FIT_ACC
+
+CLASSES = {"digits2": 2, "digits10": 10, "parity": 2}
 
 
 def kendall_tau_a(x, y) -> np.ndarray:
@@ -36,9 +37,19 @@ def _drop(a, pre: str, key: str, v: int) -> np.ndarray:
             - np.asarray(a[f"{pre}_{key}_after"], np.float64)[:, :, v])
 
 
+def halfway_accuracy(n_classes: int) -> float:
+    """The fit rule's bar: halfway from chance to perfect, ``(1 + 1/n_classes) / 2`` (0.55 for ten classes,
+    0.75 for two). A network that failed to train collapses towards a near-constant output, at about chance
+    accuracy; one that trained sits well above the midpoint even at the highest label-noise level, which is
+    meant to lower its accuracy. Raises ValueError: ``n_classes < 2``."""
+    if n_classes < 2:
+        raise ValueError(f"a classifier needs at least 2 classes, got {n_classes}")
+    return (1 + 1 / n_classes) / 2
+
+
 def fitted_seeds(train_acc, fit: float) -> np.ndarray:
     """Seeds (``[S]`` bool) whose network reaches training accuracy ``fit`` at every level (``train_acc``
-    ``[S, K]``): trained classifiers in the sense of the paper's Figure 3 (its networks reach 84.38% and about
+    ``[S, K]``): trained classifiers, as the paper's Figure 3 compares (its networks reach 84.38% and about
     98%). The selection is on the accuracy (the relation's abscissa) alone, never on the drop."""
     return np.all(np.asarray(train_acc) >= fit, axis=1)
 
@@ -51,25 +62,30 @@ def fitted_seeds(train_acc, fit: float) -> np.ndarray:
                         "random classes at rates 0, 0.1, 0.2), the level trained to the higher accuracy has the "
                         "larger drop of noise sensitivity at nu = 1/sqrt(n) (Kendall's tau between accuracy and drop "
                         "over the levels, per seed, above 0, among the seeds whose networks fit every level: "
-                        "training accuracy >= 0.8), with x uniform (the definition) and on held-out digits; "
-                        "on a sparse parity (a high-degree target, where fitting raises NS) the same test must not "
-                        "find it.",
+                        "training accuracy at least halfway from chance to perfect), with x uniform (the definition) "
+                        "and on held-out digits; on a sparse parity (a high-degree target, where fitting raises NS), "
+                        "a fixed sample as large as the digits data with the same label noise, the same test must "
+                        "not find it.",
               expected={"quick": "inconclusive", "paper": "inconclusive"},
-              why="quick scale, 16 seeds, label noise 0 / 0.1 / 0.2 (numbers when this was written): 9 seeds fit every "
-                  "level (training accuracy >= 0.8), and among them accuracy falls 0.924 -> 0.898 -> 0.828 (tau "
-                  "-0.85, decided). On held-out digits the more accurate level drops NS more (drop 0.293 -> 0.269 "
-                  "-> 0.247, tau +0.85, 8.7 SE): the paper's relation. With x uniform on {-1,1}^64 (NS as the paper "
-                  "defines it) the drop does not follow accuracy (0.149, 0.150, 0.148; tau -0.22, -1.4 SE, "
-                  "undecided). The parity control is untestable here: its fitted networks reach 99-100% at every "
-                  "level, so the levels do not move its accuracy (tau -0.07). Hence 'inconclusive', the same in all "
-                  "16 leave-one-seed-out re-decisions. Over all 16 seeds (not decided) the relation reverses with "
-                  "x uniform (tau -0.31): the seeds that fail to fit (accuracy 0.39, 0.20, 0.27) collapse towards "
-                  "a constant output, whose NS is near 0. An earlier per-seed correlation of accuracy and drop "
-                  "within one task was not significant; the levels here vary the task, as the paper's two datasets "
-                  "do. Replicated at seed offset 1 (16 fresh seeds, 9 fitted): held-out digits tau +0.63 (3.9 SE, "
-                  "holds), x uniform -0.22 (-1.3 SE), parity control 4 fitted seeds, undecided: 'inconclusive' "
-                  "again. The x-uniform decision is 0.9 SE from 'fails' at quick scale; paper scale (64 seeds) not "
-                  "measured.",
+              why="quick scale, 16 seeds, label noise 0 / 0.1 / 0.2 (numbers when this was written): 14 seeds fit every "
+                  "level (training accuracy >= 0.55; the others collapse to 0.20-0.47), and among them accuracy "
+                  "falls 0.922 -> 0.892 -> 0.797 (tau -0.86, decided). On held-out digits the more accurate level "
+                  "drops NS more (drop 0.294 -> 0.272 -> 0.255, tau +0.76, 6.8 SE): the paper's relation. With x "
+                  "uniform on {-1,1}^64 (NS as the paper defines it) the drop does not follow accuracy (0.156, 0.156, "
+                  "0.159; tau -0.26, -1.7 SE, undecided), hence 'inconclusive' (15 of 16 leave-one-seed-out "
+                  "re-decisions agree; without seed 10 it reads 'fails': fragile). The parity control now varies "
+                  "its accuracy: trained on a fixed sample of 1258 inputs (with fresh inputs every batch the "
+                  "network averages the label noise out and fits 99-100% at every level), its 16 seeds fall 1.000 "
+                  "-> 0.968 -> 0.923, NS rises in training (drop about -0.11), and with x uniform the same test "
+                  "accepts it (tau +0.52, 3.4 SE): label noise memorised on a high-degree target also makes the "
+                  "less accurate level raise NS more. On held-out inputs it is undecided (tau +0.25, 1.5 SE). So "
+                  "with x uniform the design cannot tell the claim from the label-noise effect; on held-out data it "
+                  "separates digits from parity. Replicated at seed offset 1 (16 fresh seeds, 14 fitted): held-out "
+                  "digits tau +0.57 (4.3 SE, holds), x uniform -0.12 (-0.7 SE); parity control x uniform -0.08 "
+                  "(-0.6 SE), held-out +0.15 (0.8 SE), neither rejected: 'inconclusive' again. The fit rule was "
+                  "0.8 (0.95 for parity) on training accuracy before the fixed parity sample; at 0.95 no parity "
+                  "seed fits the noisiest level, so the rule became the stated midpoint, which also keeps five "
+                  "more digits seeds. Paper scale (64 seeds) not measured.",
               reads=("lif_snn_accuracy",))
 def _check_drop_grows_with_accuracy(r: ledger.Reads) -> ledger.Evidence:
     a, meta = r["lif_snn_accuracy"]
@@ -82,9 +98,10 @@ def _check_drop_grows_with_accuracy(r: ledger.Reads) -> ledger.Evidence:
         task = cfg["task"] if pre == "task" else "parity"
         v = _nu_index(nus, dims[pre])
         acc = np.asarray(a[f"{pre}_train_acc"], np.float64)
-        keep = fitted_seeds(acc, FIT_ACC[task])
+        bar = halfway_accuracy(CLASSES[task])
+        keep = fitted_seeds(acc, bar)
         fit = acc[keep]
-        row = {"nu": float(nus[v]), "fit_accuracy": FIT_ACC[task], "fitted_seeds": f"{int(keep.sum())} of {keep.size}",
+        row = {"nu": float(nus[v]), "fit_accuracy": bar, "fitted_seeds": f"{int(keep.sum())} of {keep.size}",
                "train_acc_by_level (fitted)": fit.mean(axis=0).round(4).tolist() if keep.any() else [],
                "train_acc_by_level (all)": acc.mean(axis=0).round(4).tolist(),
                "min_train_acc_by_level (all)": acc.min(axis=0).round(3).tolist()}
@@ -117,9 +134,9 @@ def _check_drop_grows_with_accuracy(r: ledger.Reads) -> ledger.Evidence:
                    "parity control": "tau <= 0 (the better the parity is fitted, the more NS rises): rejected"},
         tolerance="per seed (one initialisation, minibatch order and NS pair set shared by every level: paired), "
                   "Kendall's tau-a between the training accuracy (clean labels) and the NS drop before - after at "
-                  "nu = 1/sqrt(n) over the label-noise levels; its mean over the fitted seeds (training accuracy >= "
-                  f"{FIT_ACC} at every level, the fit rule of lif_snn.training_lowers_sensitivity; the paper's "
-                  "networks reach 84.38% and 98%) decided on the 95% Student-t interval (statsmodels): holds above "
+                  "nu = 1/sqrt(n) over the label-noise levels; its mean over the fitted seeds (training accuracy at "
+                  "every level at least halfway from chance to perfect, (1 + 1/C) / 2 for C classes: a collapsed "
+                  "network sits near chance; the paper's networks reach 84.38% and 98%) decided on the 95% Student-t interval (statsmodels): holds above "
                   "0, fails below; both NS measures must hold, accuracy must fall with the level (tau < 0, same "
                   "test), and the parity control must fail the same test",
         decisions=decisions,

@@ -18,7 +18,8 @@ import numpy as np
 from sims import cli, runtime
 from sims.config import param
 from sims.lif_snn.neuron import _check_kinds, KindName
-from sims.lif_snn.training import digits_data, NetworkTraining, parity_placeholder, train_network, TrainingParams
+from sims.lif_snn.training import (digits_data, NetworkTraining, parity_placeholder, parity_sample, train_network,
+                                   TrainingParams)
 
 TaskName = Literal["digits2", "digits10"]
 
@@ -34,6 +35,9 @@ class AccuracyParams(NetworkTraining):
                                            doc="rates at which training labels are replaced by random classes")
     n_seeds: int = param(16, ge=2, le=runtime.MAX_SEEDS)
     nus: tuple[float, ...] = param((0.0625, 0.125, 0.25), gt=0, le=0.5)
+    parity_sample: bool = param(True, doc="the parity control trains on a fixed sample as large as the task's data "
+                                "(parity_sample), split and corrupted as the task's; false: fresh inputs every "
+                                "batch, whose label noise the network averages out (its accuracy cannot fall)")
 
     def __post_init__(self):
         super().__post_init__()
@@ -57,11 +61,15 @@ def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:
     initialisation, on the same minibatches and with the same NS pairs (:func:`train_network` with
     ``label_noise``); the levels differ only in the training labels (nested corruptions).
 
+    With ``p.parity_sample`` the parity control trains on a fixed sample of as many inputs as the task's
+    data (:func:`~sims.lif_snn.training.parity_sample`, split by ``p.test_fraction``), its labels corrupted
+    per seed as the task's are, so label noise acts on both tasks the same way.
+
     Returns (``S = p.n_seeds``, ``K = len(p.label_noise)``, ``V = len(p.nus)``): label_noise [K], nus [V],
     input_dims [2] (the task's n = 64 and ``p.parity_n``), and for ``pre`` in ``("task", "parity")``, seeds on
     axis 0:
-      {pre}_train_acc [S, K]: accuracy on the training inputs against their clean labels (parity: fresh
-        uniform inputs); {pre}_test_acc [S, K]: on held-out inputs.
+      {pre}_train_acc [S, K]: accuracy on the training inputs against their clean labels (parity without
+        ``parity_sample``: fresh uniform inputs); {pre}_test_acc [S, K]: on held-out inputs.
       {pre}_ns_before, {pre}_ns_after [S, K, V]: NS with x uniform on {-1,1}^n (the definition), MC over
         ``p.ns_pairs`` pairs per nu (the same pairs before and after, and at every level).
       {pre}_data_ns_before, {pre}_data_ns_after [S, K, V]: the same with x drawn from held-out inputs.
@@ -74,13 +82,16 @@ def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:
            "input_dims": np.asarray([64, p.parity_n])}
     keep = ("train_acc", "test_acc", "ns_before", "ns_after", "data_ns_before", "data_ns_after")
     tasks = [("task", p.task), ("parity", "parity")]
+    task_data = digits_data(tp, p.task, ctx.config.seed)
+    n_data = task_data[1].size + task_data[3].size
+    parity_data = (parity_sample(tp, n_data, ctx.config.seed) if p.parity_sample else parity_placeholder(tp))
     bar = runtime.progress(len(tasks), "accuracy", unit="task")
     for pre, task in tasks:
-        data = parity_placeholder(tp) if task == "parity" else digits_data(tp, task, ctx.config.seed)
+        data = parity_data if task == "parity" else task_data
 
         def piece(task=task, data=data):
             fn = lambda it, *d: train_network(runtime.seed_key(ctx.config.seed, it[0]), *d, p=tp, task=task,
-                                              kind=p.kind, label_noise=it[1])
+                                              kind=p.kind, label_noise=it[1], fresh_parity=not p.parity_sample)
             r = runtime.map_batch(fn, items, *data, mesh=ctx.mesh, per_device=p.per_device)
             return {name: np.asarray(r[name]).reshape((p.n_seeds, k) + np.shape(r[name])[1:]) for name in keep}
 

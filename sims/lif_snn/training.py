@@ -96,6 +96,19 @@ def parity_placeholder(p: TrainingParams):
     return x, y, x, y
 
 
+def parity_sample(p: NetworkTraining, n_total: int, seed: int):
+    """A fixed parity data set: ``n_total`` inputs uniform on {-1,1}^``p.parity_n`` (numpy, seeded), labelled
+    by the ``p.parity_bits``-bit parity (:func:`parity_labels`) and split like :func:`digits_data`
+    (``round(p.test_fraction * n_total)`` held out). Returns ``(x_train, y_train, x_test, y_test)`` float32 /
+    int32 numpy arrays. Raises ValueError: ``n_total < 2``."""
+    if n_total < 2:
+        raise ValueError(f"a parity sample needs at least 2 inputs, got {n_total}")
+    x = np.where(np.random.default_rng(seed).random((n_total, p.parity_n)) < 0.5, -1.0, 1.0).astype(np.float32)
+    y = (np.sum(x[:, :p.parity_bits] < 0, axis=1) % 2).astype(np.int32)
+    n_test = round(p.test_fraction * n_total)
+    return x[n_test:], y[n_test:], x[:n_test], y[:n_test]
+
+
 def parity_labels(x, k: int):
     """Class of the k-bit parity target: 0 where ``prod_{i<k} x_i = +1``, 1 where it is -1."""
     return (jnp.sum(x[..., :k] < 0, axis=-1) % 2).astype(jnp.int32)
@@ -122,13 +135,16 @@ def noisy_labels(key, y, rate, n_classes: int):
 
 
 def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, task: str, kind: KindName,
-                  label_noise=0.0):
+                  label_noise=0.0, fresh_parity: bool = True):
     """Train one network with Adam and the ATan surrogate (:func:`theory.lif_snn.heaviside`); measure NS
     before and after on the same pairs (common random numbers).
 
     ``label_noise`` (scalar in [0, 1], may be traced): the rate at which training labels are replaced by
-    uniformly random classes (:func:`noisy_labels`; digits: a fixed corruption of the training set per
-    seed; parity: fresh per batch). The draws come from ``fold_in(key, LABEL_NOISE_SALT)``, so networks of
+    uniformly random classes (:func:`noisy_labels`; a fixed training set: a fixed corruption of it per
+    seed; parity with ``fresh_parity``: fresh per batch).
+
+    ``fresh_parity`` (parity only): True draws the inputs fresh for every batch and ignores the data
+    arrays; False trains on the fixed sample ``x_train, y_train`` (:func:`parity_sample`) like digits. The draws come from ``fold_in(key, LABEL_NOISE_SALT)``, so networks of
     one seed at several rates share their initialisation, minibatches and NS pairs, and at rate 0 the run
     is the noiseless one. Accuracies are always against the clean labels.
 
@@ -140,7 +156,8 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     n_out = 2 if task != "digits10" else 10
     k_init, k_train, k_eval = jax.random.split(key, 3)
     k_noise = jax.random.fold_in(key, LABEL_NOISE_SALT)
-    y_fit = noisy_labels(k_noise, jnp.asarray(y_train), label_noise, n_out) if task != "parity" else None
+    fresh = task == "parity" and fresh_parity
+    y_fit = None if fresh else noisy_labels(k_noise, jnp.asarray(y_train), label_noise, n_out)
     weights = th.init_weights(k_init, (n_in,) + (p.hidden,) * (p.depth - 1) + (n_out,), jnp.float32)
 
     def counts(w, x):
@@ -152,7 +169,7 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     opt = optax.adam(p.lr)
 
     def batch(k):
-        if task == "parity":
+        if fresh:
             x = _signs(jax.random.uniform(k, (p.batch, n_in)))
             y = noisy_labels(jax.random.fold_in(k, LABEL_NOISE_SALT), parity_labels(x, p.parity_bits), label_noise,
                              n_out)
@@ -171,7 +188,7 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     v, pairs = len(p.nus), p.ns_pairs
     u_test, u_x, u_idx, u_fu, u_fd = uniform_parts(k_eval, [(2, pairs, n_in), (pairs, n_in), (pairs,),
                                                             (v, pairs, n_in), (v, pairs, n_in)])
-    if task == "parity":
+    if fresh:
         xt = _signs(u_test)
         tr_x, tr_y, te_x, te_y = xt[0], parity_labels(xt[0], p.parity_bits), xt[1], parity_labels(xt[1], p.parity_bits)
     else:
