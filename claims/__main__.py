@@ -153,6 +153,9 @@ def _main(argv: list[str] | None) -> int:
     for part in ledger.summary(outcomes).split("; "):  # every named claim shown, lines wrapped at WIDTH
         for line in textwrap.wrap(part, WIDTH, subsequent_indent="  ", break_on_hyphens=False):
             _say(line)
+    for o in outcomes:  # which arrays held non-finite values, how many, and whether the check left them out
+        if o.non_finite:
+            _say(_fit(f"{o.claim.id}: {ledger.fmt_non_finite(o.non_finite)}"))
     if offset:
         measured = [o for o in outcomes
                     if not o.not_measured and base.get(o.claim.id) not in (None, ledger.NOT_MEASURED)]

@@ -26,11 +26,11 @@ import sys
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping
 
-import numpy as np
 
 import claims
+from claims.reads import FigureResult, Reads, non_finite_read
 from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compare, exact, paired,
                               proportion, verdict_of, ztest)
 from sims import cli
@@ -45,7 +45,7 @@ NOT_MEASURED = "not measured"
 RESULTS = cli.REPO / "results"
 
 # Modules of this package that are infrastructure, not papers.
-_NOT_PAPERS = {"ledger", "decisions", "report", "__main__"}
+_NOT_PAPERS = {"ledger", "decisions", "reads", "report", "__main__"}
 
 # Leave-one-seed-out re-decisions: up to this many seeds each seed is left out once; above it the seeds
 # are split into STABILITY_FOLDS disjoint folds, each left out in turn.
@@ -89,74 +89,6 @@ def figure_result(name: str, scale: str, seed_offset: int = 0) -> tuple[dict, di
     print(f"  computing {name} at {scale} scale{f' (seed offset {seed_offset})' if seed_offset else ''} "
           "(no current result)...", file=sys.stderr, flush=True)
     return cli.run_config(cli.figure_config(name), scale, outdir=RESULTS, quiet=True, seed_offset=seed_offset)
-
-
-class FigureResult(NamedTuple):
-    """One figure's result as a claim sees it: ``arrays`` (name -> numpy array) and ``meta`` (the
-    sidecar: config, provenance, ``summary``, and ``seed_axes``: array name -> axis holding the seeds)."""
-
-    arrays: dict
-    meta: dict
-
-
-class Reads(Mapping):
-    """What a check is handed: the results of the figures its claim declared in ``reads=``, by name,
-    and the run's ``scale`` and ``seed_offset`` (for a check that draws its own seeds).
-
-    ``r[name]`` is a :class:`FigureResult` (unpacks as ``arrays, meta = r[name]``).
-
-    Raises:
-      KeyError: a figure the claim did not declare in ``reads=`` (the message names the claim).
-    """
-
-    def __init__(self, results: Mapping[str, FigureResult], scale: str = "quick", seed_offset: int = 0,
-                 claim_id: str = "?"):
-        self._results = {k: FigureResult(*v) for k, v in results.items()}
-        self.scale, self.seed_offset, self.claim_id = scale, int(seed_offset), claim_id
-
-    def __getitem__(self, name: str) -> FigureResult:
-        if name not in self._results:
-            raise KeyError(f"claim {self.claim_id} reads figure {name!r} without declaring it in reads= "
-                           f"(declared: {', '.join(self._results) or 'none'})")
-        return self._results[name]
-
-    def __iter__(self):
-        return iter(self._results)
-
-    def __len__(self):
-        return len(self._results)
-
-    def n_seeds(self) -> int:
-        """The largest seed count over the arrays the sidecars name in ``seed_axes`` (0 when none)."""
-        sizes = [np.shape(a.arrays[k])[ax] for a in self._results.values()
-                 for k, ax in (a.meta.get("seed_axes") or {}).items() if k in a.arrays]
-        return max(sizes, default=0)
-
-    def without(self, drop) -> "Reads":
-        """The same reads with the seeds ``drop`` (indices) removed from every array the sidecars name in
-        ``seed_axes`` (indices beyond an array's seed count are ignored). Nothing is recomputed."""
-        drop = np.asarray(drop, int)
-        return self._drop(lambda n: drop[drop < n])
-
-    def without_fold(self, k: int, folds: int) -> "Reads":
-        """The same reads with fold ``k`` of ``folds`` left out, each result split over its own seed count
-        (``np.array_split`` of its seed indices), so results with different seed counts lose the same
-        share of their seeds."""
-        return self._drop(lambda n: np.array_split(np.arange(n), folds)[k])
-
-    def _drop(self, which) -> "Reads":
-        out = {}
-        for name, fr in self._results.items():
-            axes = {k: ax for k, ax in (fr.meta.get("seed_axes") or {}).items() if k in fr.arrays}
-            arrays = dict(fr.arrays)
-            if axes:
-                # one split per result (over its largest seed count), so its arrays stay aligned
-                drop = which(max(np.shape(arrays[k])[ax] for k, ax in axes.items()))
-                for k, ax in axes.items():
-                    a = np.asarray(arrays[k])
-                    arrays[k] = np.delete(a, drop[drop < a.shape[ax]], axis=ax)
-            out[name] = FigureResult(arrays, fr.meta)
-        return Reads(out, self.scale, self.seed_offset, self.claim_id)
 
 
 @dataclass(frozen=True)
@@ -340,6 +272,7 @@ class Outcome:
     not_measured: str = ""
     stability: dict[str, Any] | None = None
     seed_offset: int = 0
+    non_finite: dict[str, Any] | None = None  # claims.reads.non_finite_read: what non-finite values it read
 
     @property
     def verdict(self) -> str:
@@ -377,6 +310,7 @@ class Outcome:
             "scale": self.scale, "expected": self.expected, "why": c.why, "verdict": self.verdict,
             "as_expected": self.as_expected, "fragile": self.fragile, "seed_offset": self.seed_offset,
             "seconds": round(self.seconds, 3), "error": self.error, "not_measured": self.not_measured,
+            "non_finite": self.non_finite,
             "paper_values": [asdict(p) for p in c.paper_values],
             "evidence": None if self.evidence is None else {
                 **self.evidence.to_dict(), "reads": list(c.reads), "stability": self.stability},
@@ -469,7 +403,8 @@ def run(claims: list[Claim], *, scale: str = "quick", seed_offset: int = 0,
     """Run each claim's check at ``scale`` (on figure results whose root seeds are shifted by
     ``seed_offset``), then re-decide it with seeds left out (:func:`stability`) when it read per-seed
     arrays. A check that raises becomes an ``error`` outcome, never a crash, and one whose figure
-    result does not exist at that scale a ``not measured`` outcome."""
+    result does not exist at that scale a ``not measured`` outcome. Each outcome records the non-finite
+    values its check read (:func:`claims.reads.non_finite_read`)."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     outcomes = []
@@ -479,7 +414,9 @@ def run(claims: list[Claim], *, scale: str = "quick", seed_offset: int = 0,
         try:
             reads = c.load(scale, seed_offset)
             ev = c.decide(reads)
-            o = Outcome(c, ev, time.perf_counter() - t0, stability=stability(c, reads, ev), **kw)
+            nf = non_finite_read(reads, [d.statistic for d in ev.decisions]
+                                 + [k.decision.statistic for k in ev.controls])
+            o = Outcome(c, ev, time.perf_counter() - t0, stability=stability(c, reads, ev), non_finite=nf, **kw)
         except NotMeasured as e:
             o = Outcome(c, None, time.perf_counter() - t0, not_measured=str(e), **kw)
         except Exception:  # noqa: BLE001 - the ledger reports a broken check, it does not crash
@@ -541,6 +478,20 @@ def fmt_stability(st: dict[str, Any] | None) -> str:
             + (" FRAGILE" if st["fragile"] else ""))
 
 
+def fmt_non_finite(nf: dict[str, Any] | None) -> str:
+    """The non-finite values a check read (:func:`claims.reads.non_finite_read`) in a line: whether the
+    check left them out, then which arrays (by figure) and how many values each; ``""`` when it read none."""
+    if not nf:
+        return ""
+    by_fig: dict[str, list[str]] = {}
+    for k, n in nf["arrays"].items():
+        fig, arr = k.split(".", 1)
+        by_fig.setdefault(fig, []).append(f"{arr} {n}")
+    where = "; ".join(f"{fig}: {', '.join(a)}" for fig, a in by_fig.items())
+    return ("non-finite values read, left out by the check (every decision finite): " if nf["excluded"] else
+            "non-finite values read, and a decision came out non-finite (not decided): ") + where
+
+
 def _cell(x: str) -> str:
     """A markdown table cell: pipes escaped, one line."""
     return x.replace("|", "\\|").replace("\n", " ")
@@ -582,6 +533,8 @@ def to_markdown(outcomes: list[Outcome]) -> str:
         if o.stability:
             lines.append(f"- stability: {fmt_stability(o.stability)}"
                          + "".join(f"; without {c['left_out']}: {c['verdict']}" for c in o.stability["changed"]))
+        if o.non_finite:
+            lines.append(f"- {fmt_non_finite(o.non_finite)}")
         if ev.seeds:
             lines.append(f"- seeds: {fmt(ev.seeds)}")
         if ev.no_control:

@@ -15,6 +15,7 @@ import argparse
 import difflib
 import importlib
 import io
+import os
 import re
 import sys
 from pathlib import Path
@@ -99,14 +100,34 @@ def _recompute_hint(name: str, scale: str, results_dir: str) -> str:
     return f"make fig-{name} SCALE={scale}, or {run}" if results_dir == "results" else f"{run} --out {results_dir}"
 
 
+def _list(scale: str, results_dir: str) -> int:
+    """Print every paper figure, one line each, with the state of its result at ``scale``; a closed pipe
+    (``| head``) ends the listing quietly. Returns 0."""
+    folder = results.scale_dir(results_dir, scale)
+    try:
+        for name in sorted(c.stem for c in (results.REPO / "paper_configs").glob("*.yaml")):
+            if not all(f.exists() for f in results.paths(name, folder)):
+                state = f"no result in {folder}/"
+            else:
+                state = "result current" if _stale_reason(name, scale, results_dir) is None else \
+                    "result not current (older code or another config)"
+            print(f"{name:32s} {state}")
+        print(f"render one: python -m figures NAME --scale {scale}; compute and render a paper: make figures-<paper>")
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m figures",
                                 description="Render one figure (PNG and PDF) from its saved result.")
-    p.add_argument("name", help="a figure name: a config paper_configs/<name>.yaml")
+    p.add_argument("name", nargs="?", help="a figure name: a config paper_configs/<name>.yaml (none: list them)")
     p.add_argument("--scale", default="quick", choices=SCALES)
     p.add_argument("--results", default="results", help="results root (reads <results>/<scale>/)")
     p.add_argument("--out", default="figures/out", help="figures root (writes <out>/<scale>/)")
     a = p.parse_args(argv)
+    if a.name is None:
+        return _list(a.scale, a.results)
     if not re.fullmatch(r"[A-Za-z0-9_]+", a.name):
         print(f"error: a figure name is a config's stem (letters, digits, _), got {a.name!r}; the figures are "
               "paper_configs/<name>.yaml", file=sys.stderr)

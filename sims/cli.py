@@ -368,7 +368,8 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         raise ValueError(f"{cfg.sim}.{cfg.experiment}: seed_axes names arrays it does not return: {missing}")
     bad = _non_finite(arrays)
     if bad and not quiet and writer:
-        print(f"{cfg.name}: non-finite values (entries not measured, or diverged runs; counted in the sidecar): "
+        print(f"{cfg.name}: non-finite values (entries not measured, or diverged runs; counted in the sidecar; "
+              "`make verify` says which claims read them and whether they left them out): "
               + ", ".join(f"{k} {n}" for k, n in bad.items()), file=sys.stderr)
     meta = {
         "name": cfg.name, "sim": cfg.sim, "experiment": cfg.experiment, "scale": cfg.scale,

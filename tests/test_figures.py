@@ -155,3 +155,11 @@ def test_a_sidecar_that_names_no_plot_is_one_line(tmp_path, meta):
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "names no plot" in r.stderr and "<paper>" not in r.stderr and not (tmp_path / "o").exists()
 
+
+
+def test_python_m_figures_without_a_name_lists_every_paper_figure_with_its_result_state(tmp_path):
+    out = run_main("figures", "--results", str(tmp_path))
+    names = sorted(c.stem for c in (results.REPO / "paper_configs").glob("*.yaml"))
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0 and [ln.split()[0] for ln in lines[:-1]] == names
+    assert all("no result in" in ln for ln in lines[:-1]) and "python -m figures NAME" in lines[-1]

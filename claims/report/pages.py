@@ -187,6 +187,8 @@ def evidence_html(o: dict) -> str:
     else:
         out.append("<p><b>Stability:</b> not applicable (no array read has a seed axis: an exact or "
                    "deterministic check).</p>")
+    if o.get("non_finite"):
+        out.append(f"<p><b>Non-finite values:</b> {escape(ledger.fmt_non_finite(o['non_finite']))}</p>")
     if ev.get("seeds"):
         out.append(f"<p><b>Seeds:</b> {escape(ledger.fmt(ev['seeds']))}</p>")
     if ev.get("notes"):
