@@ -28,7 +28,6 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
-
 import claims
 from claims.reads import FigureResult, Reads, non_finite_read
 from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compare, exact, paired,
