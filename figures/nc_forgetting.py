@@ -234,7 +234,7 @@ def plot_lda(a: dict, meta: dict):
     """Fig. 6: accuracy on old tasks of the counterfactual Gaussian heads and our corrected heads."""
     D = len(a["datasets"])
     P = a["buffer_percents"]
-    fig, axes = plt.subplots(1, D, figsize=(6 * D, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, D, figsize=(6 * D, 4.9), squeeze=False)
     for d in range(D):
         ax = axes[0][d]
         for h, name in enumerate(a["heads"]):
@@ -244,11 +244,11 @@ def plot_lda(a: dict, meta: dict):
         _xaxis(ax, P)
         ax.set_ylabel("accuracy on old tasks (10-way)")
         ax.set_title(f"{a['datasets'][d]}: heads on frozen features after the last CIL task", fontsize=9)
-        if d == 0:
-            ax.legend(fontsize=6)
+    # One legend below the panels (inside one it covered the curves): every panel draws the same heads.
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=7, frameon=False)
     fig.suptitle(f"Counterfactual and corrected heads at equal memory, {meta['config']['n_seeds']} seeds, ±SE",
                  fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     return fig
 
 

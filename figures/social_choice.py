@@ -33,8 +33,9 @@ def plot_ge_instance(a: dict, meta: dict):
     for v, wi, ls in zip(V, w, ("-", "--")):
         ax.annotate("", xy=0.9 * v / np.linalg.norm(v), xytext=(0, 0),
                     arrowprops={"arrowstyle": "->", "color": "0.3", "lw": 1.5, "ls": ls})
-        ax.text(*(0.95 * v / np.linalg.norm(v)), f"voter ({v[0]:g}, {v[1]:g}), w={wi:.2f}", fontsize=7,
-                color="0.3")
+        # above the arrow's tip, so the label never lies on the arrow
+        ax.annotate(f"voter ({v[0]:g}, {v[1]:g}), w={wi:.2f}", 0.9 * v / np.linalg.norm(v), textcoords="offset points",
+                    xytext=(0, 6), ha="left", va="bottom", fontsize=7, color="0.3")
     for k, loss in enumerate(losses):
         th = a["theta"][k]
         for c in (0, 1, 2):
