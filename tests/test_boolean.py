@@ -100,7 +100,7 @@ def test_majority_limit_is_the_arccos_not_the_square_root():
     vals = [B.majority_noise_sensitivity(n, d) for n in (15, 51, 101, 201)]
     assert all(a < b for a, b in itertools.pairwise(vals)) and vals[-1] < lim
     assert vals[-1] == pytest.approx(lim, rel=0.01)
-    assert B.majority_noise_sensitivity(101, d) == pytest.approx(0.2027, abs=1e-4)  # the brief's Maj_101
+    assert B.majority_noise_sensitivity(101, d) == pytest.approx(0.2027, abs=1e-4)  # our own exact Maj_101
     # (2/pi) sqrt(delta) is only the small-delta form: 1.7% off at 0.1, exact as delta -> 0.
     assert 1 - (2 / math.pi) * math.sqrt(d) / lim == pytest.approx(0.017, abs=0.001)
     assert (2 / math.pi) * math.sqrt(1e-8) / B.majority_noise_sensitivity_limit(1e-8) == pytest.approx(1, abs=1e-6)

@@ -1,7 +1,8 @@
-"""LIF-SNN (Araya, Datres, Kutyniok, ICLR 2026): the exact single-neuron formulas against the brief's values and
-against simulation, the model's recursion against a hand-written one, the surrogate gradient, the exact
-multi-step curves against Monte Carlo, the claims' decision rules, and toy-size runs of every experiment and
-figure. float64 for the exact parts (conftest turns it on); network simulations run in float32."""
+"""LIF-SNN (Araya, Datres, Kutyniok, ICLR 2026): the exact single-neuron formulas against our own
+hand-computed values (not in the paper) and against simulation, the model's recursion against a
+hand-written one, the surrogate gradient, the exact multi-step curves against Monte Carlo, the claims'
+decision rules, and toy-size runs of every experiment and figure. float64 for the exact parts (conftest
+turns it on); network simulations run in float32."""
 
 import math
 import warnings
@@ -50,7 +51,7 @@ def test_expected_noise_sensitivity_table_of_the_brief(n, theta, value):
 
 def test_plugin_is_the_large_n_limit_not_the_finite_n_law():
     mix, plug = th.single_neuron_flip_probability(100, THETA, 0.1), th.plugin_flip_probability(THETA, 0.1)
-    assert plug / mix - 1 == pytest.approx(0.011, abs=0.001)  # +1.1% at n = 100 (brief errata)
+    assert plug / mix - 1 == pytest.approx(0.011, abs=0.001)  # +1.1% at n = 100 (our own computation)
     assert th.single_neuron_flip_probability(10**6, THETA, 0.1) == pytest.approx(plug, rel=1e-4)
     # small nu: (2/pi) exp(-theta^2/2) sqrt(nu); at n >= 100 within 0.7% of (2/pi) n^(-1/4) at theta = 0
     assert th.plugin_flip_probability(THETA, 1e-8) / (2 / math.pi * math.exp(-THETA**2 / 2) * 1e-4) == pytest.approx(1, abs=1e-4)
@@ -103,8 +104,8 @@ def test_ball_arithmetic_is_needed_beyond_n_40():
     w = th.expected_level_weights(n, THETA)
     assert w.sum() == pytest.approx(1, abs=1e-13) and w.min() > -1e-15
     # The same inversion summed in float64 cancels ~n bits: with exact Krawtchouk integers and an accurate
-    # kernel it is still 1e-8-close in absolute terms at n = 64 (the brief's "garbage" came from a cruder
-    # kernel), but the small high levels lose all relative accuracy: negative "weights".
+    # kernel it is still 1e-8-close in absolute terms at n = 64 (an earlier hand computation's "garbage"
+    # came from a cruder kernel), but the small high levels lose all relative accuracy: negative "weights".
     g = np.array([float(v.mid()) for v in th.distance_kernel(n, THETA)])
     kt = np.array(B.krawtchouk_table(n), dtype=np.float64)
     binom = np.array([math.comb(n, d) for d in range(n + 1)], dtype=np.float64)
@@ -218,7 +219,7 @@ def test_static_flip_probabilities_match_the_brief_and_monte_carlo():
     n = 100
     exact = th.static_flip_probabilities(n, THETA, 0.1, 10)
     assert exact[0] == pytest.approx(th.single_neuron_flip_probability(n, THETA, 0.1), abs=1e-14)
-    np.testing.assert_allclose(exact[:3], [0.178, 0.196, 0.202], atol=0.0015)  # brief: .178, .197, .2025
+    np.testing.assert_allclose(exact[:3], [0.178, 0.196, 0.202], atol=0.0015)  # earlier MC: .178, .197, .2025
     assert np.all((exact[3:] > 0.2030) & (exact[3:] < 0.2055))
     tabs = sim.neuron_tables(n, 0.1, n + 1)
     mean, se = runtime.mean_over_seeds(
@@ -229,7 +230,7 @@ def test_static_flip_probabilities_match_the_brief_and_monte_carlo():
 
 def test_large_n_limit_curves():
     """t = 1 equals Owen's closed form 4 T(theta, sqrt(nu/(1-nu))) (a different formula); for small nu,
-    P_t / sqrt(nu) approaches the errata's constants 0.56, 0.62, 1.85, 3.07, ..., 10.4; the exact mixture
+    P_t / sqrt(nu) approaches our own limit constants 0.56, 0.62, 1.85, 3.07, ..., 10.4; the exact mixture
     at n = 10^4 lies within 2% of the limit at t = 1, 2 (its deviation is O(1/(n nu)))."""
     p = th.static_plugin_flip_probabilities(THETA, 0.1, 3)
     owen = 4 * scipy.special.owens_t(THETA, math.sqrt(0.1 / 0.9))

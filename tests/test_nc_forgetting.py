@@ -342,7 +342,7 @@ def _labelled(K: int, seed: int, per_class: int = 30, d: int = 5):
 @pytest.mark.parametrize("K", [2, 3, 4])
 def test_probe_is_sklearn_logistic_regression_on_raw_features(K):
     x, y, test = _labelled(K, K)
-    head = th.fit_probe(x, y, standardize=False)  # the authors' protocol (brief errata)
+    head = th.fit_probe(x, y, standardize=False)  # as in the authors' code (utils/feature_forgetting.py)
     ref = LogisticRegression(C=10, max_iter=5000).fit(x, y)
     assert head.weights.shape == (K, 5) and head.bias.shape == (K,)
     np.testing.assert_array_equal(head.classes, np.unique(y))

