@@ -44,7 +44,7 @@ def test_flip_probability_closed_forms():
 @pytest.mark.parametrize("n, theta, value", [
     (16, 0.0, 0.326), (100, 0.0, 0.2026), (1000, 0.0, 0.1134), (10000, 0.0, 0.0637),
     (16, 0.5, 0.283), (100, 0.5, 0.1779), (1000, 0.5, 0.0999), (10000, 0.5, 0.0562)])
-def test_expected_noise_sensitivity_table_of_the_brief(n, theta, value):
+def test_expected_noise_sensitivity_table_typed_in(n, theta, value):
     got = th.single_neuron_flip_probability(n, theta, 1 / math.sqrt(n))
     assert got == pytest.approx(value, abs=0.6 * 10 ** -(len(str(value)) - 2))
 
@@ -82,7 +82,7 @@ def test_full_vector_simulation_matches_the_exact_law():
 # ---------------------------------------------------------------------------------------------------
 
 
-def test_expected_level_weights_table_of_the_brief():
+def test_expected_level_weights_table_typed_in():
     w0, w5 = th.expected_level_weights(12, 0.0), th.expected_level_weights(12, THETA)
     np.testing.assert_allclose(w0[1::2], [0.669, 0.142, 0.107, 0.066, 0.015, 0.001], atol=6e-4)
     np.testing.assert_allclose(w0[0::2], 0, atol=1e-15)  # an odd function at theta = 0
@@ -215,7 +215,7 @@ def test_spike_sets_and_small_noise_constants():
     assert th.small_noise_constants(THETA, 1)[0] == pytest.approx(2 / math.pi * math.exp(-THETA**2 / 2))
 
 
-def test_static_flip_probabilities_match_the_brief_and_monte_carlo():
+def test_static_flip_probabilities_match_typed_in_values_and_monte_carlo():
     n = 100
     exact = th.static_flip_probabilities(n, THETA, 0.1, 10)
     assert exact[0] == pytest.approx(th.single_neuron_flip_probability(n, THETA, 0.1), abs=1e-14)

@@ -183,14 +183,14 @@ def test_bad_numbers_are_refused(call, err, match):
 
 # --------------------------------------------------------------------------- dimension: exact values
 
-BRIEF_MLP = [((2, 2, 1), X3X2, 6, 7), ((2, 2, 1), G3, 6, 10), ((2, 3, 1), G3, 9, 10), ((2, 3, 1), X3X2, 7, 7),
+TYPED_MLP = [((2, 2, 1), X3X2, 6, 7), ((2, 2, 1), G3, 6, 10), ((2, 3, 1), G3, 9, 10), ((2, 3, 1), X3X2, 7, 7),
              ((2, 2, 2), X3X2, 8, 14), ((3, 3, 1), X3X2, 12, 16), ((2, 2, 2, 1), X3X2, 10, 45),
              ((2, 2, 1), [0, 0, 1, 0, 1], 6, 8), ((2, 2, 1), [0, 1, 1], 5, 5),
              ((2, 2, 1), [F(1, 3), F(2, 7), 1], 5, 6), ((2, 2, 1), [0, 0, 1], 3, 3)]
 
 
-@pytest.mark.parametrize("widths, act, rank, ambient", BRIEF_MLP)
-def test_mlp_rank_brief_table(widths, act, rank, ambient):
+@pytest.mark.parametrize("widths, act, rank, ambient", TYPED_MLP)
+def test_mlp_rank_typed_in_table(widths, act, rank, ambient):
     assert nm.mlp_dimension(widths, act) == rank
     assert nm.generic_rank("mlp", widths, act, field="QQ").rank == rank
     assert nm.mlp_ambient_dimension(widths, act) == ambient
@@ -199,7 +199,7 @@ def test_mlp_rank_brief_table(widths, act, rank, ambient):
 @pytest.mark.parametrize("k, s, generic, monomial", [((2, 2), (1,), 4, 3), ((2, 2, 2), (1, 1), 6, 4),
                                                      ((2, 2, 2), (2, 2), 6, 4), ((3, 3), (1,), 6, 5),
                                                      ((3, 2), (2,), 5, 4)])
-def test_cnn_rank_brief_table(k, s, generic, monomial):
+def test_cnn_rank_typed_in_table(k, s, generic, monomial):
     for act in ([0, 1, 1], [0, 0, 1, 1]):
         assert nm.cnn_dimension(k, s, act) == generic == nm.expected_dimension("cnn", (k, s), act)
     for act in ([0, 0, 1], [0, 0, 0, 1]):
@@ -489,7 +489,7 @@ def _iff_holds(k, s, seed=0):
     return out
 
 
-def test_cnn_singular_iff_movable_padding_brief_example():
+def test_cnn_singular_iff_movable_padding_worked_example():
     """Thm 4.6 both ways at every zero pattern of k = (3,2), s = 2 (y^2 + y): the two movable patterns
     are nodes, the 19 others smooth (one fiber point, rank 5)."""
     res = _iff_holds((3, 2), (2,))
@@ -510,7 +510,7 @@ def test_cnn_singular_iff_movable_padding(k, s):
     assert all(ok for _, ok in _iff_holds(k, s))
 
 
-def test_cnn_node_pair_brief_example():
+def test_cnn_node_pair_worked_example():
     a, b = nm.cnn_node_pair((3, 2), (2,), 1)
     assert [int(v != 0) for v in a] == [0, 0, 1, 1, 0] and [int(v != 0) for v in b] == [1, 0, 0, 0, 1]
     c = nm.cnn_node_certificate((3, 2), (2,), [0, 1, 1])

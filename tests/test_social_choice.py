@@ -41,7 +41,7 @@ def _loss_np(Z, w, theta, loss):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_ge_instance_btl_matches_the_brief_table_and_is_certified():
+def test_ge_instance_btl_matches_the_typed_in_table_and_is_certified():
     inst = sc.ge_instance(0.6, 0.01, 2.0)
     f = sc.fit_reward_certified(inst.candidates, inst.voters, inst.weights)
     np.testing.assert_allclose(f.theta, [0.259133, 0.023988], atol=5e-7)
@@ -294,7 +294,7 @@ def test_one_dimensional_reduction_equals_hemisphere_quadrature(d, loss):
     assert sc.uniform_loss(theta, V, w, loss) == pytest.approx(sc.loss_value(rows, theta, loss), abs=tol)
 
 
-def test_uniform_coverage_brief_angles():
+def test_uniform_coverage_typed_in_angles():
     V = sc.voters_from_angles((10, 60))
     ang = {loss: math.degrees(math.atan2(*sc.uniform_coverage_direction(V, [0.8, 0.2], loss=loss)[::-1]))
            for loss in sc.LOSSES}
