@@ -74,6 +74,8 @@ def _model_token_logp(model, params, x0, mask) -> jax.Array:
 #     (unbiased, one forward pass, its variance above the standard one's by the added thinning noise): the
 #     case just outside "lowers the variance" that the ordering and variance checks must reject.
 # Every method sees the same windows, the same first uniform per token and (uniform-t methods) the same t.
+VAL_CHUNK = 64  # validation windows evaluated at once (x val_draws sequences): bounds the validation's memory
+
 METHODS_TRAIN = ("standard", "pots", "mirror", "pots_mirror", "multisample2", "thinned")
 # Estimators whose one-sample gradient variance is measured: all of them.
 GRAD_METHODS = METHODS_TRAIN
@@ -129,8 +131,12 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
         return jax.vmap(lambda a: jax.lax.dynamic_slice(train, (a,), (L,)))(s)
 
     def val_loss(params):
+        # VAL_CHUNK windows at a time (all at once, the paper-scale validation of 1024 windows x 16 draws
+        # held about 69 GB of activations per seed: python -m sims plan mdm_variance_training)
         fn = _model_loss_fn(model, params)
-        return jnp.mean(jax.vmap(lambda x, ts, ms: jax.vmap(lambda t, m: fn(x, t, m))(ts, ms))(val_toks, vt, vm))
+        per_window = jax.lax.map(lambda xtm: jax.vmap(lambda t, m: fn(xtm[0], t, m))(xtm[1], xtm[2]),
+                                 (val_toks, vt, vm), batch_size=VAL_CHUNK)
+        return jnp.mean(per_window)
 
     def estimator(params, key, method, sampler):
         """One-sample loss estimate of ``method`` (one of METHODS_TRAIN) on one random window."""
