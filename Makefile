@@ -28,19 +28,22 @@ THEORY := $(wildcard theory/*.py theory/*/*.py)
 
 .PHONY: help env test test-slow figures verify report plan bench mutate clean
 help:
-	@echo "make test      run the test suite (creates .venv if missing)"
+	@echo "make env       create .venv and install the package with its test extras (every target does it first)"
+	@echo "make test      run the test suite (creates .venv if missing); make test-slow: the cases marked slow"
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
 	@echo "               one process per paper (make -j2 figures: two at a time); make figures-PAPER: one paper"
 	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
+	@echo "               PAPER=p: only that paper's claims (make report then shows that paper)"
 	@echo "make report    the ledger of make verify as a static site -> reports/$(SCALE)/site/index.html (runs nothing)"
 	@echo "make plan      compile every config at SCALE (default paper) on 8 simulated devices: FLOPs, memory,"
 	@echo "               estimated H200 time, unrunnable configs -> reports/SCALE/plan.json; SMOKE=1 also runs"
 	@echo "               each config with its loops truncated -> results/paper-smoke/"
 	@echo "make bench     benchmarks, ratios measured side by side"
 	@echo "make mutate PAPER=p [SAMPLE=k SEED=s]  mutation score of one paper's tests (mutmut; slow, not part of make test)"
-	@echo "figures: $(NAMES)"
+	@echo "make clean     remove results/, reports/ and figures/out/ (the .venv stays)"
+	@echo "figures: python -m figures lists them"
 
 env: $(STAMP)
 $(STAMP): pyproject.toml
@@ -60,7 +63,7 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
 verify: $(STAMP)
-	$(PY) -m claims verify --scale $(SCALE) --seed-offset $(SEED_OFFSET) --json $(REPORTS)/claims.json --markdown $(REPORTS)/claims.md
+	$(PY) -m claims verify --scale $(SCALE) --seed-offset $(SEED_OFFSET)$(if $(PAPER), --paper $(PAPER)) --json $(REPORTS)/claims.json --markdown $(REPORTS)/claims.md
 
 # The site of the last `make verify` at SCALE (and SEED_OFFSET): pages, copied figures, a screenshot.
 report: $(STAMP)

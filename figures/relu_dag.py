@@ -59,47 +59,54 @@ def plot_init_probability(a: dict, meta: dict):
     return fig
 
 
+def _spread(x) -> str:
+    """``mean (min-max)`` of a per-seed count array."""
+    x = np.asarray(x)
+    return f"{x.mean():.1f} ({x.min()}-{x.max()})" if x.min() != x.max() else f"{x.min()}"
+
+
 def plot_pruning(a: dict, meta: dict):
     regs, steps, loss, kappa = a["regularisers"], a["steps"], a["loss"], a["kappa"]
     ratio, floor = a["sv_ratio"], 1e-8
-    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15.5, 4.4))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15.5, 5.2))
     colors = plt.get_cmap("tab10")
+    styles = ("-", "--", "-.", "-", ":")  # several curves sit on top of each other at 0 in the middle panel
     cfg = meta.get("config", {})
+    tau = cfg.get("prune_tau", "?")
     for i, r in enumerate(regs):
         ok = "bit-equal" if a["bit_equal"][i].all() else "DIFFERS"
-        ax1.plot(np.maximum(steps, 1), np.median(loss[i], 0), color=colors(i), lw=1.8, label=str(r))
-        ax1.fill_between(np.maximum(steps, 1), loss[i].min(0), loss[i].max(0), color=colors(i), alpha=0.15)
-        ax2.plot(steps, kappa[i].mean(0), color=colors(i), lw=1.8,
-                 label=f"{r} (exact: final {kappa[i][:, -1].tolist()}, pruned f {ok})")
+        ls = styles[i % len(styles)]
+        # one legend for the three panels (below them): the per-seed counts summarised, not listed
+        label = (f"{r}: exact cut-offs at the end {_spread(kappa[i][:, -1])}, pruned f {ok}; "
+                 f"magnitude pruning at tau = {tau} cuts off {_spread(a['kappa_tau'][i])}")
+        ax1.plot(np.maximum(steps, 1), np.median(loss[i], 0), color=colors(i), lw=1.8, ls=ls, label=label)
+        ax1.fill_between(np.maximum(steps, 1), loss[i].min(0), loss[i].max(0), color=colors(i), alpha=0.12)
+        ax2.plot(steps, kappa[i].mean(0), color=colors(i), lw=1.8, ls=ls)
         rc = np.maximum(ratio[i], floor)
-        ax3.plot(np.maximum(steps, 1), np.median(rc, 0), color=colors(i), lw=1.8,
-                 label=f"{r}: tau-pruning cuts off {a['kappa_tau'][i].tolist()}")
-        ax3.fill_between(np.maximum(steps, 1), rc.min(0), rc.max(0), color=colors(i), alpha=0.15)
+        ax3.plot(np.maximum(steps, 1), np.median(rc, 0), color=colors(i), lw=1.8, ls=ls)
+        ax3.fill_between(np.maximum(steps, 1), rc.min(0), rc.max(0), color=colors(i), alpha=0.12)
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("step")
-    ax1.set_ylabel("training loss (MSE), median and range over seeds")
-    ax1.legend(fontsize=8)
+    ax1.set_ylabel("training loss (MSE), median and range")
+    ax1.set_title("training loss", fontsize=9)
     ax2.set_xlabel("step")
     ax2.set_ylabel("cut-off sub-networks kappa (mean over seeds)")
     ax2.set_title("exact zeros only", fontsize=9)
-    lo, hi = ax2.get_ylim()
-    ax2.set_ylim(lo, lo + 1.6 * (hi - lo))  # room above the curves for the legend
-    ax2.legend(fontsize=6, loc="upper left")
     ax3.set_xscale("log")
     ax3.set_yscale("log")
     ax3.axhline(1e-2, color="k", ls=":", lw=1)
     ax3.set_xlabel("step")
-    ax3.set_ylabel("s_min / s_max of B~ diag(theta), median and range")
-    ax3.set_title(f"distance to the singular locus (exact 0 drawn at {floor:g});\n"
-                  f"legend: sub-networks cut off by magnitude pruning at tau = {cfg.get('prune_tau', '?')}",
-                  fontsize=8.5)
-    ax3.legend(fontsize=7)
+    ax3.set_ylabel("s_min / s_max of B~ diag(theta) (median, range)")
+    ax3.set_title(f"distance to the singular locus (exact 0 drawn at {floor:g})", fontsize=9)
+    n = np.shape(kappa)[1]
+    fig.legend(*ax1.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7.5, frameon=False,
+               title=f"regulariser: per-seed counts over {n} seeds, mean (min-max)", title_fontsize=8)
     lam = cfg.get("lam", "?")
     fig.suptitle(f"2-8-8-1 ReLU net, regularisers at lambda = {lam}: L1 and the nuclear norm drive training "
                  "towards singular points (cut-off sub-networks), the proximal L1 step reaches them exactly",
                  fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     return fig
 
 
