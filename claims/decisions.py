@@ -209,6 +209,27 @@ def ztest(name: str, estimate, se, threshold: float, kind: Kind, z: float, test:
     return Decision(name, _three_way(m, z), est, threshold, m, float(z), rule)
 
 
+def consistent(name: str, estimate, se, z: float, test: str = "") -> Decision:
+    """A two-sided z-test that an estimated difference is 0: "holds" (consistent) when
+    ``|estimate| / se <= z``, "fails" when it is larger. The statistic is ``|estimate| / se``, the margin
+    ``z - |estimate| / se`` (in SE, positive on the consistent side; critical 0), so the ledger's stability
+    sees how far the decision is from changing. ``se == 0`` compares the estimate with 0 exactly; a
+    non-finite estimate or SE is "inconclusive".
+
+    Raises ValueError: ``z <= 0`` or a negative ``se``."""
+    if not z > 0:
+        raise ValueError(f"z must be > 0, got {z}")
+    est, s = _num(estimate), _num(se)
+    if s < 0:
+        raise ValueError(f"consistent {name!r}: a standard error must be >= 0, got {s}")
+    rule = test or f"|estimate| / SE <= {z:g} (consistent with 0 at {z:g} standard errors)"
+    if not (math.isfinite(est) and math.isfinite(s)):
+        return Decision(name, "inconclusive", est, float(z), None, None, rule + " (non-finite: not compared)")
+    score = abs(est) / s if s > 0 else (0.0 if est == 0 else math.inf)
+    margin = float(z) - score
+    return Decision(name, "holds" if margin >= 0 else "fails", score, float(z), margin, 0.0, rule)
+
+
 def paired(name: str, diffs, threshold: float, kind: Kind = "within", level: float = 0.95) -> Decision:
     """The mean of per-seed paired differences (two runs sharing a seed) against ``threshold``.
 

@@ -30,13 +30,13 @@ from typing import Any, Callable, Mapping
 
 import claims
 from claims.reads import FigureResult, Reads, non_finite_read
-from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compare, exact, paired,
-                              proportion, verdict_of, ztest)
+from claims.decisions import (VERDICTS, Control, Decision, Verdict, check, compare, consistent, exact,
+                              paired, proportion, verdict_of, ztest)
 from sims import cli
 from sims.results import SCALES, jsonable
 
 __all__ = ["Control", "Decision", "Evidence", "Claim", "PaperValue", "Reads", "FigureResult", "claim", "run",
-           "check", "compare", "exact", "paired", "proportion", "ztest", "verdict_of", "figure_result"]
+           "check", "compare", "consistent", "exact", "paired", "proportion", "ztest", "verdict_of", "figure_result"]
 
 NOT_MEASURED = "not measured"
 

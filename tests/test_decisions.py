@@ -462,3 +462,20 @@ def test_no_constructor_holds_on_a_non_finite_measurement(bad):
     made += [D.exact("x", bad, 1.0)]
     assert all(m.decision != H for m in made)
     assert all(m.decision == I for m in made[:-1])
+
+
+def test_consistent_is_a_two_sided_z_test_of_zero_with_its_margin_in_se():
+    consistent = D.consistent
+    d = consistent("equal", -0.76, 0.1, 3.0)
+    assert d.decision == "fails" and d.statistic == pytest.approx(7.6, abs=1e-12)
+    assert d.margin_se == pytest.approx(3.0 - 7.6, abs=1e-12) and d.critical == 0.0 and d.threshold == 3.0
+    ok = consistent("equal", 0.25, 0.1, 3.0)
+    assert ok.decision == "holds" and ok.margin_se == pytest.approx(0.5, abs=1e-12)
+    assert consistent("edge", 3.0, 1.0, 3.0).decision == "holds"  # |z| = 3 is still consistent at 3 SE
+    assert consistent("exact", 0.0, 0.0, 3.0).decision == "holds"
+    assert consistent("exact", 1e-9, 0.0, 3.0).decision == "fails"
+    assert consistent("nan", float("nan"), 0.1, 3.0).decision == "inconclusive"
+    with pytest.raises(ValueError):
+        consistent("bad", 1.0, -0.1, 3.0)
+    with pytest.raises(ValueError):
+        consistent("bad", 1.0, 0.1, 0.0)
