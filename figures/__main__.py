@@ -154,7 +154,8 @@ def main(argv=None) -> int:
             close = difflib.get_close_matches(a.name, names, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
             print(f"error: no result {a.results}/{a.scale}/{a.name} and no figure '{a.name}' in this repository "
-                  f"(no paper_configs/{a.name}.yaml; {hint}known: {', '.join(names)})", file=sys.stderr)
+                  f"(no paper_configs/{a.name}.yaml; {hint}`python -m figures` lists the {len(names)} figures)",
+                  file=sys.stderr)
             return 2
         if not (configs / f"{a.name}.yaml").is_file():  # a user's own result: no paper config to rerun
             print(f"error: {e}", file=sys.stderr)

@@ -10,7 +10,9 @@ after Ctrl-C, with one line saying what was kept for a rerun.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import textwrap
 
 from sims import cli, plan, results, runtime
 from sims.config import SCALES, ConfigError
@@ -32,11 +34,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if not a.names:
-        for paper, names in papers.items():
-            print(f"{paper}: {' '.join(names)}")
-        print("run: python -m sims NAME ... [--scale quick|paper]; one: python -m sims.<paper> --config "
-              "paper_configs/<name>.yaml; run and render a paper: make figures-<paper>; paper-scale plan: "
-              "python -m sims plan")
+        try:  # wrapped at 160 characters; a closed pipe (| head) ends the listing quietly
+            for paper, names in papers.items():
+                print(textwrap.fill(f"{paper}: {' '.join(names)}", 160, subsequent_indent="  "))
+            print("run: python -m sims NAME ... [--scale quick|paper]; one: python -m sims.<paper> --config "
+                  "paper_configs/<name>.yaml\nrun and render a paper: make figures-<paper>; paper-scale plan: "
+                  "python -m sims plan")
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     try:
         todo = cli.expand_names(a.names, papers)

@@ -120,7 +120,8 @@ def test_figures_cli_names_an_unknown_figure(tmp_path):
     r = _run("-m", "figures", "nc_forgetting_ldaa", "--results", str(tmp_path))
     line = r.stderr.strip()
     assert r.returncode == 2 and len(line.splitlines()) == 1
-    assert "no figure 'nc_forgetting_ldaa'" in line and "nc_forgetting_lda," in line
+    assert "no figure 'nc_forgetting_ldaa'" in line and "did you mean 'nc_forgetting_lda'?" in line
+    assert "python -m figures` lists" in line and len(line) <= 400
     assert "did you mean 'nc_forgetting_lda'?" in line
     # a known figure without its result names the simulation that makes it (no placeholder left)
     r = _run("-m", "figures", "nc_forgetting_lda", "--results", str(tmp_path))
