@@ -25,7 +25,6 @@ printed beside its verdict on the default seeds, with the replication rate.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -49,7 +48,7 @@ def _say(line: str = "") -> None:
     try:
         print(line, flush=True)
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        cli.pipe_closed()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,6 @@ import argparse
 import difflib
 import importlib
 import io
-import os
 import re
 import sys
 from pathlib import Path
@@ -114,7 +113,7 @@ def _list(scale: str, results_dir: str) -> int:
             print(f"{name:32s} {state}")
         print(f"render one: python -m figures NAME --scale {scale}; compute and render a paper: make figures-<paper>")
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        cli.pipe_closed()
     return 0
 
 

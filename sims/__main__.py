@@ -10,7 +10,6 @@ after Ctrl-C, with one line saying what was kept for a rerun.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 
@@ -41,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
                   "paper_configs/<name>.yaml\nrun and render a paper: make figures-<paper>; paper-scale plan: "
                   "python -m sims plan")
         except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            cli.pipe_closed()
         return 0
     try:
         todo = cli.expand_names(a.names, papers)
