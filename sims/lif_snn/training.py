@@ -104,7 +104,7 @@ def parity_sample(p: NetworkTraining, n_total: int, seed: int):
     if n_total < 2:
         raise ValueError(f"a parity sample needs at least 2 inputs, got {n_total}")
     x = np.where(np.random.default_rng(seed).random((n_total, p.parity_n)) < 0.5, -1.0, 1.0).astype(np.float32)
-    y = (np.sum(x[:, :p.parity_bits] < 0, axis=1) % 2).astype(np.int32)
+    y = np.asarray(parity_labels(x, p.parity_bits))
     n_test = round(p.test_fraction * n_total)
     return x[n_test:], y[n_test:], x[:n_test], y[:n_test]
 
