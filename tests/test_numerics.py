@@ -147,6 +147,11 @@ def test_exact_rank_modp_differs_from_qq_where_it_should():
     big = 2**64 + 1  # entries above int64 are reduced exactly
     assert nx.exact_rank([[big, 1], [1, 1]], field="modp", p=2) == rank_mod_p([[big, 1], [1, 1]], 2) == 1
     assert nx.exact_rank([[1, 2], [3, 6]], field="modp", p=2**61 - 1) == 1
+    # each way in gives the same residues: numpy integers (int64 with negatives, uint64), numpy scalars in
+    # an object array, Python ints in lists
+    for a in (np.array([[p, -1], [-p, 1]]), np.array([[p, 2**63 + p], [0, 1]], np.uint64),
+              np.array([[np.int64(p), np.int64(0)], [np.int64(0), np.int64(1)]], dtype=object)):
+        assert nx.exact_rank(a, field="modp") == 1 and nx.exact_rank(a.tolist(), field="modp") == 1, a
 
 
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0)])

@@ -22,6 +22,7 @@ binomial standard errors, and the float64 policy.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from fractions import Fraction
@@ -82,21 +83,26 @@ def exact_rank(matrix, field: Literal["QQ", "modp"] = "QQ", p: int = PRIME) -> i
     """
     if field == "modp":
         check_prime(p, below=2**63)
-    a = np.asarray(matrix, dtype=object)
+    # a numpy integer matrix needs no per-entry check: tolist() gives Python ints (flint reduces them mod p)
+    exact_ints = isinstance(matrix, np.ndarray) and matrix.dtype.kind in "iu"
+    a = matrix if exact_ints else np.asarray(matrix, dtype=object)
     if a.ndim != 2:
         raise ValueError(f"matrix must be 2-D, got shape {a.shape}")
     if a.size == 0:
         return 0
     if field == "modp":
-        rows = []
-        for r in a.tolist():
+        rows = a.tolist()
+        if exact_ints or set(map(type, itertools.chain.from_iterable(rows))) <= {int}:
+            return int(flint.nmod_mat(rows, p).rank())
+        checked = []
+        for r in rows:
             row = []
             for v in r:
                 if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
                     raise TypeError(f"modp rank needs integer entries, got {type(v).__name__}")
                 row.append(int(v) % p)
-            rows.append(row)
-        return int(flint.nmod_mat(rows, p).rank())
+            checked.append(row)
+        return int(flint.nmod_mat(checked, p).rank())
     if field == "QQ":
         return int(flint.fmpq_mat([[to_fmpq(v) for v in r] for r in a.tolist()]).rank())
     raise ValueError(f"field must be 'QQ' or 'modp', got {field!r}")

@@ -419,21 +419,56 @@ def _segments(batch_sizes) -> list[tuple[int, int, int]]:
     return [(int(a), int(b), int(bs[a])) for a, b in zip(starts, stops)]
 
 
+def sgd_step(key, eigs, e, noise_var, lr, batch_size: int):
+    """One step of online mini-batch SGD in the eigenbasis, ``e' = e - (lr / B) sum_i x_i (x_i^T e - eps_i)``
+    with ``x_i ~ N(0, H)``, ``eps_i ~ N(0, noise_var)``, drawn exactly in law from ``2 B + d`` standard
+    normals instead of the batch's ``B (d + 1)``.
+
+    Gaussian conditioning: with ``q = e^T H e``, ``x_i = H e s_i / q + z_i`` where ``s_i = x_i^T e ~ N(0, q)``
+    and ``z_i ~ N(0, H - H e e^T H / q)`` is independent of ``s_i``. With ``r_i = s_i - eps_i``,
+
+        sum_i x_i r_i = H e (s . r) / q + ||r|| z,   z ~ N(0, H - H e e^T H / q) independent of (s, eps),
+
+    since ``sum_i z_i r_i`` given ``r`` is ``N(0, ||r||^2 Cov z)``; ``z = y - H e (e^T y) / q`` with
+    ``y = H^1/2 g``, ``g ~ N(0, I_d)``, has that covariance. At ``q = 0`` (``e = 0``) the ``H e`` terms vanish
+    and ``z = y``, exact too. JAX-traceable; it checks nothing (:func:`sgd_risk_path` validates).
+
+    Args:
+      key: a ``jax.random.key``, split into three: ``s / sqrt(q)`` ``[B]``, ``eps / sqrt(noise_var)`` ``[B]``
+        and ``g`` ``[d]`` are standard normals from them, in that order.
+      eigs: ``[d]`` eigenvalues of H; e: ``[d]`` error ``w - w*`` in the eigenbasis.
+      noise_var: label-noise variance; lr: learning rate; batch_size: B, a Python int.
+    Returns:
+      ``[d]`` the error after the step, in the dtype of ``eigs``.
+    Source: the online SGD of Seesaw Theorem 1 (the model of arXiv 2506.15535); the decomposition is ours,
+    and tests/test_seesaw.py checks the step's first two moments against the Gaussian fourth-moment formula.
+    """
+    ks, kn, kg = jax.random.split(key, 3)
+    dt = eigs.dtype
+    he = eigs * e
+    q = jnp.sum(he * e)
+    q_or_1 = jnp.where(q > 0, q, 1)  # at q = 0, he = 0: the he / q terms are 0
+    s = jax.random.normal(ks, (batch_size,), dt) * jnp.sqrt(q)
+    r = s - jax.random.normal(kn, (batch_size,), dt) * jnp.sqrt(noise_var)
+    y = jax.random.normal(kg, eigs.shape, dt) * jnp.sqrt(eigs)
+    z = y - he * (jnp.dot(e, y) / q_or_1)
+    return e - lr / batch_size * (he * (jnp.dot(s, r) / q_or_1) + z * jnp.sqrt(jnp.dot(r, r)))
+
+
 def sgd_risk_path(key, eigs, w0_minus_wstar, noise_var, lrs, batch_sizes):
     """One Monte Carlo run of online mini-batch SGD; returns the ``[steps + 1]`` excess risks ``0.5 sum l e^2``.
 
     Args:
-      key: a ``jax.random.key``; step t draws from ``fold_in(key, t)``.
+      key: a ``jax.random.key``; step t is :func:`sgd_step` on ``fold_in(key, t)``.
       eigs: ``[d]`` eigenvalues; w0_minus_wstar: ``[d]`` initial error in the eigenbasis.
       noise_var: label-noise variance.
       lrs, batch_sizes: ``[steps]`` numpy arrays (static: the schedule is compiled in); batch sizes must be
-        integers. Each run of equal batch size is one ``lax.scan`` drawing exactly B samples per step.
+        integers. Each run of equal batch size is one ``lax.scan``.
     Raises:
       ValueError: a batch size that is not an integer >= 1, a learning rate that is negative or not
         finite, or a concrete ``noise_var`` that is negative or not finite (a traced one is not checked).
     Source: the online SGD of Seesaw Theorem 1 (the model of arXiv 2506.15535).
     """
-    sqrt_l = jnp.sqrt(eigs)
     dt = eigs.dtype
     lrs = np.asarray(lrs, np.float64)
     if not np.all(np.isfinite(lrs) & (lrs >= 0)):
@@ -444,10 +479,7 @@ def sgd_risk_path(key, eigs, w0_minus_wstar, noise_var, lrs, batch_sizes):
     def run_segment(e, start, stop, b):
         def step(e, inp):
             t, lr = inp
-            kx, kn = jax.random.split(jax.random.fold_in(key, t))
-            x = jax.random.normal(kx, (b, eigs.shape[0]), dt) * sqrt_l
-            eps = jax.random.normal(kn, (b,), dt) * jnp.sqrt(noise_var)
-            e = e - lr / b * (x.T @ (x @ e - eps))
+            e = sgd_step(jax.random.fold_in(key, t), eigs, e, noise_var, lr, b)
             return e, 0.5 * jnp.sum(eigs * e * e)
 
         return jax.lax.scan(step, e, (jnp.arange(start, stop), jnp.asarray(lrs[start:stop], dt)))
