@@ -124,21 +124,23 @@ def test_ball_arithmetic_is_needed_beyond_n_40():
 # ---------------------------------------------------------------------------------------------------
 
 
-def _reference(weights, xs, theta, beta, kind):
-    """Hand-written recursion: xs [T, n0] per step, weights list; returns last-layer spikes [T, nL]."""
+def _reference(weights, xs, theta, beta, kind, every_layer=False):
+    """Hand-written recursion: xs [T, n0] per step, weights list; returns last-layer spikes [T, nL]
+    (``every_layer``: ``[L, T, n]``, every layer's, for equal widths)."""
     T = xs.shape[0]
     u = [np.zeros(w.shape[1]) for w in weights]
     prev = [np.zeros(w.shape[1]) for w in weights]  # 1[spike at t-1]
     out = []
     for t in range(T):
-        inp = xs[t]
+        inp, layers = xs[t], []
         for l, w in enumerate(weights):
             u[l] = beta * u[l] + inp @ w - theta * prev[l]
             fired = (u[l] > theta).astype(float)
             prev[l] = fired
             inp = 2 * fired - 1 if kind == "slif" else fired
-        out.append(inp)
-    return np.stack(out)
+            layers.append(inp)
+        out.append(np.stack(layers) if every_layer else inp)
+    return np.stack(out, axis=1) if every_layer else np.stack(out)
 
 
 @pytest.mark.parametrize("kind", ["slif", "lif"])
@@ -159,6 +161,16 @@ def test_network_recursion_matches_a_hand_written_one(kind):
     ws = th.init_weights(key, (6, 6, 6, 6), jnp.float64)
     np.testing.assert_array_equal(np.asarray(th.run_stack(jnp.stack(ws), x, THETA, beta, T, kind)[-1]),
                                   np.asarray(th.run_network(ws, x, THETA, beta, T, kind)))
+    # The random stack draws layer l's N(0, 1/n) weights from fold_in(key, l): every layer, depth 1 too,
+    # is the reference network on those weights.
+    for depth in (1, 3):
+        wr = [np.asarray(jax.random.normal(jax.random.fold_in(key, l), (6, 6), jnp.float64)) / math.sqrt(6)
+              for l in range(depth)]
+        got = np.asarray(th.random_stack_spikes(key, depth, x, THETA, beta, T, kind, jnp.float64))
+        assert got.shape == (depth, T, 3, 6)
+        for b in range(3):
+            ref = _reference(wr, np.repeat(np.asarray(x[b])[None], T, 0), THETA, beta, kind, every_layer=True)
+            np.testing.assert_array_equal(got[:, :, b], ref)
 
 
 def test_static_sif_spike_count_closed_form_and_if_equivalence():

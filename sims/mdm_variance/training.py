@@ -173,12 +173,15 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                 upd, os = opt.update(g, os, params)
                 return (optax.apply_updates(params, upd), os), None
 
-            marks = np.linspace(0, p.steps, p.n_evals + 1).astype(int)
-            vals = [val_loss(params)]
-            for a, b in zip(marks[:-1], marks[1:]):
-                state, _ = jax.lax.scan(step, state, jnp.arange(a, b))
-                vals.append(val_loss(state[0]))
-            return state[0], jnp.stack(vals)
+            def segment(st, ab):  # steps a..b-1, then the validation loss; (0, 0) evaluates the init
+                st = jax.lax.fori_loop(ab[0], ab[1], lambda s, st: step(st, s)[0], st)
+                return st, val_loss(st[0])
+
+            # One loop over the evaluation segments, so that the training step and the validation are each
+            # compiled once (written out per segment, they were compiled n_evals and n_evals + 1 times).
+            marks = np.linspace(0, p.steps, p.n_evals + 1).astype(np.int32)
+            state, vals = jax.lax.scan(segment, state, (np.r_[0, marks[:-1]], marks))
+            return state[0], vals
 
         one.__qualname__ = f"train {method}"  # its name in the plan
         return runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
