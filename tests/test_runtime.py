@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from filelock import FileLock
 
 from sims import runtime
 
@@ -21,7 +22,8 @@ REPO = Path(__file__).resolve().parent.parent
 WORKER = str(REPO / "tests" / "_sweep_worker.py")
 
 
-def _run(out, sizes, env_extra, n_proc=1):
+def _start(out, sizes, env_extra, n_proc=1):
+    """Start the sweep worker (``n_proc`` processes of one run) writing ``out``; :func:`_finish` collects it."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu", **env_extra}
     procs = []
     for pid in range(n_proc):
@@ -30,23 +32,48 @@ def _run(out, sizes, env_extra, n_proc=1):
             e["PBE_PROCESS_ID"] = str(pid)
         procs.append(subprocess.Popen([sys.executable, WORKER, str(out), *map(str, sizes)], env=e,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    return out, procs
+
+
+def _finish(started):
+    out, procs = started
     for p in procs:
         log, _ = p.communicate(timeout=300)
         assert p.returncode == 0, log[-3000:]
     return dict(np.load(out))
 
 
+def _run(out, sizes, env_extra, n_proc=1):
+    return _finish(_start(out, sizes, env_extra, n_proc))
+
+
+EIGHT = "--xla_force_host_platform_device_count=8"
+
+
 @pytest.fixture(scope="module")
-def eight(tmp_path_factory):
-    d = tmp_path_factory.mktemp("eight")
-    flags = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-    first = _run(d / "a.npz", [1, 2, 4, 8], flags)
-    again = _run(d / "b.npz", [1, 2, 4, 8], flags)
-    return first, again
+def eight(tmp_path_factory, worker_id):
+    """Three runs of the worker side by side (each is mostly one-threaded compilation): the 8-device sweep,
+    its rerun, and the same at XLA's default optimisation level 3 (the process's level is 0 on the CPU).
+
+    Made once per test session: under pytest-xdist the first test process to need it runs the workers and
+    the others wait on a lock and read its files (pytest-xdist's recipe for a fixture made once)."""
+    root = tmp_path_factory.getbasetemp()
+    d = (root.parent if worker_id != "master" else root) / "eight"
+    d.mkdir(exist_ok=True)
+    names = ("a.npz", "b.npz", "opt3.npz")
+    with FileLock(str(d / ".lock")):
+        if not (d / "done").exists():
+            runs = [_start(d / "a.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT}),
+                    _start(d / "b.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT}),
+                    _start(d / "opt3.npz", [1, 8], {"XLA_FLAGS": f"{EIGHT} --xla_backend_optimization_level=3"})]
+            for r in runs:
+                _finish(r)
+            (d / "done").touch()
+    return tuple(dict(np.load(d / n)) for n in names)
 
 
 def test_eight_simulated_devices_draw_bit_identical_numbers(eight):
-    first, _ = eight
+    first = eight[0]
     assert int(first["device_count"]) == 8
     for n in (2, 4, 8):
         np.testing.assert_array_equal(first[f"draws{n}"], first["draws1"])
@@ -55,7 +82,7 @@ def test_eight_simulated_devices_draw_bit_identical_numbers(eight):
 def test_results_agree_across_device_counts(eight):
     """map_seeds' SGD risk paths: bitwise (a fixed number of seeds per device per call, runtime.chunk_size);
     mean_over_seeds: to rounding (each device's share and the psum's order change with the count)."""
-    first, _ = eight
+    first = eight[0]
     for n in (2, 4, 8):
         np.testing.assert_array_equal(first[f"paths{n}"], first["paths1"])
         np.testing.assert_allclose(first[f"mean{n}"], first["mean1"], rtol=1e-12, atol=0)
@@ -63,14 +90,14 @@ def test_results_agree_across_device_counts(eight):
 
 
 def test_reruns_are_bit_identical(eight):
-    first, again = eight
+    first, again, _ = eight
     for k in first:
         np.testing.assert_array_equal(first[k], again[k])
 
 
 def test_in_process_single_device_matches_worker(eight):
     """The test process itself (1 device) draws the same numbers as the 8-device worker."""
-    first, _ = eight
+    first = eight[0]
     draws = runtime.map_seeds(lambda k: jax.random.normal(k, (5,)), 3, 13)
     np.testing.assert_array_equal(draws, first["draws8"])
 
@@ -112,7 +139,7 @@ def test_two_process_distributed_run_matches_one_process(tmp_path, eight):
     env = {"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": f"127.0.0.1:{_free_port()}",
            "PBE_NUM_PROCESSES": "2"}
     two = _run(tmp_path / "two.npz", [2], env, n_proc=2)
-    first, _ = eight
+    first = eight[0]
     assert int(two["process_count"]) == 2 and int(two["device_count"]) == 2
     np.testing.assert_array_equal(two["draws2"], first["draws1"])
     np.testing.assert_allclose(two["paths2"], first["paths1"], rtol=1e-12, atol=0)
@@ -328,10 +355,12 @@ def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says
     entry point also meets one of those, with one interpreter start per pair rather than sixteen."""
     e = {**os.environ, "PYTHONPATH": str(REPO), **env}
     e.pop("XLA_FLAGS", None)
-    for cmd in commands:
-        r = subprocess.run([sys.executable, *cmd], env=e, capture_output=True, text=True, cwd=REPO, timeout=120)
-        assert r.returncode == 2 and "Traceback" not in r.stderr, (cmd, r.stderr[-2000:])
-        assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, (cmd, r.stderr)
+    procs = [(cmd, subprocess.Popen([sys.executable, *cmd], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, cwd=REPO)) for cmd in commands]  # side by side: each is a start-up
+    for cmd, proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 2 and "Traceback" not in err, (cmd, err[-2000:])
+        assert len(err.strip().splitlines()) == 1 and says in err, (cmd, err)
 
 
 @pytest.mark.parametrize("env, added", [
@@ -352,14 +381,12 @@ def test_fast_cpu_compiles_only_for_a_cpu_only_process_and_never_over_the_users_
     assert sum("xla_backend_optimization_level" in f for f in flags) <= 1
 
 
-def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight, tmp_path):
+def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
     """The level :func:`runtime.setup` picks on the CPU (0) and XLA's own default (3) give the seed sweep of the
     multi-device tests (draws, SGD risk paths, Monte Carlo means and SEs) to rounding, not bit for bit: level
     3 fuses multiply-adds, so even a normal draw (an erfinv polynomial) can differ in its last bit. The
     fixture's workers run at level 0 (JAX_PLATFORMS=cpu, no level in XLA_FLAGS)."""
-    first, _ = eight
-    opt3 = _run(tmp_path / "opt3.npz", [1, 8], {
-        "XLA_FLAGS": "--xla_force_host_platform_device_count=8 --xla_backend_optimization_level=3"})
+    first, _, opt3 = eight
     assert runtime.CPU_OPT_FLAG in str(first["xla_flags"]).split()
     assert "--xla_backend_optimization_level=3" in str(opt3["xla_flags"]).split()
     for k in set(opt3) - {"xla_flags", "device_count", "process_count"}:
