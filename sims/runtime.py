@@ -447,11 +447,35 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None,
       ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``; ``per_device`` not an integer >= 1.
     """
     _check_n_seeds(n_seeds)
+    return map_batch(_per_seed(fn, seed), np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh,
+                     per_device=per_device)
+
+
+# The functions map_batch compiles, kept per function object (as jax.jit keeps its traces): a loop that
+# calls map_seeds / map_batch again with the same function (network_sweep's calls) reuses the traced and
+# compiled program instead of tracing, lowering and fetching it from the compilation cache at every call.
+_FN_CACHE = 256
+
+
+@functools.lru_cache(maxsize=_FN_CACHE)
+def _per_seed(fn: Callable[..., Any], seed: int) -> Callable[..., Any]:
+    """``i -> fn(seed_key(seed, i), ...)``, one function object per ``(fn, seed)``."""
     def per_seed(i, *a):
         return fn(seed_key(seed, i), *a)
 
     per_seed.__qualname__ = f"map_seeds({getattr(fn, '__qualname__', 'fn')})"  # its name in the plan
-    return map_batch(per_seed, np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh, per_device=per_device)
+    return per_seed
+
+
+@functools.lru_cache(maxsize=_FN_CACHE)
+def _vmapped(fn: Callable[..., Any], name: str) -> Plannable:
+    """``fn`` vmapped over its first argument's leading axis (the other arguments shared), as one
+    :func:`jit` per ``(fn, name)``."""
+    @jit(name=name)
+    def run(b, *args):
+        return jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
+
+    return run
 
 
 def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: int | None = None) -> Any:
@@ -491,11 +515,7 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: 
     mesh = mesh if mesh is not None else make_mesh()
     name = getattr(fn, "__qualname__", "map_batch")
     k = chunk_size(n, per_device)
-
-    @jit(name=name)
-    def run(b, *args):
-        return jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
-
+    run = _vmapped(fn, name)
     if is_planning():  # the plan compiles each call as one program over the mesh: the same work per device
         sharding = NamedSharding(mesh, P(AXIS))
         spmd = jit(lambda b, *a: jax.lax.with_sharding_constraint(run.jitted(b, *a), sharding), name=name)

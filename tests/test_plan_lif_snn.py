@@ -42,7 +42,7 @@ def test_spectrum_plan_counts_every_compiled_call_of_the_run(spectrum_plan):
     # per width: CALLS network evaluations, and a transform plus level sums for each of them and for each
     # chunk of random functions
     # each network call a map_seeds over PER_CALL networks, in conftest.batch_calls(PER_CALL) compiled calls
-    assert calls == {"map_seeds(network_sweep.<locals>.<lambda>)": len(WIDTHS) * CALLS * batch_calls(PER_CALL)[0],
+    assert calls == {"map_seeds(network_sweep.<locals>.per_network)": len(WIDTHS) * CALLS * batch_calls(PER_CALL)[0],
                      "walsh_hadamard": 2 * len(WIDTHS) * CALLS, "level_weights": 2 * len(WIDTHS) * CALLS}
     # signatures: tables of networks (PER_CALL x DEPTH) and of random functions (PER_CALL) per width
     assert sum(s.name == "walsh_hadamard" for s in p.stages) == 2 * len(WIDTHS)

@@ -247,6 +247,23 @@ def _batch(n=5):
             "scale": rng.uniform(0.1, 1.0, n)}
 
 
+def test_map_seeds_traces_and_compiles_once_per_function_and_seed():
+    """A second call with the same function and root seed reuses the compiled program (no new trace);
+    another function or another root seed gets its own, with its own numbers."""
+    f = lambda k: jax.random.normal(k, (2,))  # noqa: E731
+    first = runtime.map_seeds(f, 0, 5)
+    before = runtime._vmapped.cache_info()
+    again = runtime.map_seeds(f, 0, 5)
+    after = runtime._vmapped.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    np.testing.assert_array_equal(again, first)
+    shifted = runtime.map_seeds(lambda k: jax.random.normal(k, (2,)) + 1.0, 0, 5)
+    np.testing.assert_array_equal(shifted, first + 1.0)
+    other_seed = runtime.map_seeds(f, 1, 5)
+    assert runtime._vmapped.cache_info().misses == before.misses + 2
+    assert not np.array_equal(other_seed, first)
+
+
 def test_map_batch_equals_a_python_loop():
     batch = _batch()
     out = runtime.map_batch(_per_item, batch, 0.25)

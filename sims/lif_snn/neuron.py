@@ -168,11 +168,15 @@ def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, po
     ``post`` (host side) reduces each call's output before the calls are joined (large tables).
     Returns the stacked pytree with leading axis ``[n_networks]``."""
     parts = []
+
+    def per_network(k, c_, *a):
+        return fn(jax.random.fold_in(k, c_), *a)
+
     for c in range(-(-n_networks // per_call)):
         m = min(per_call, n_networks - c * per_call)
-        # the call index as an int32 array: one signature for every call (the plan keys a Python int by value)
-        out = runtime.map_seeds(lambda k, c_, *a: fn(jax.random.fold_in(k, c_), *a), seed, m, np.int32(c),
-                                *args, mesh=mesh)
+        # the call index as an int32 array and one function for every call: one signature, traced and
+        # compiled once (the plan keys a Python int by value)
+        out = runtime.map_seeds(per_network, seed, m, np.int32(c), *args, mesh=mesh)
         parts.append(post(out) if post is not None else out)
     return jax.tree.map(lambda *a: np.concatenate(a), *parts)
 
