@@ -113,15 +113,16 @@ def test_cli_refuses_config_of_another_sim(tmp_path):
 
 def test_cli_refuses_another_papers_config_and_reports_skips(tmp_path):
     other = REPO / "paper_configs" / "relu_dag_conservation.yaml"
-    r = subprocess.run([sys.executable, "-m", "sims.seesaw", "--config", str(other)], capture_output=True,
-                       text=True, cwd=REPO, timeout=120)
-    assert r.returncode == 2 and "'sim'" in r.stderr and "sims.seesaw" in r.stderr
+    refused = subprocess.Popen([sys.executable, "-m", "sims.seesaw", "--config", str(other)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO)  # beside the first run below
     cfg = tmp_path / "seesaw_large_batch.yaml"
     cfg.write_text((REPO / "paper_configs" / "seesaw_large_batch.yaml").read_text()
                    .replace("d: 64", "d: 4").replace("batch_sizes: [4, 16, 64, 256]", "batch_sizes: [4]")
                    .replace("total_samples: 2097152", "total_samples: 1024"))
     cmd = [sys.executable, "-m", "sims.seesaw", "--config", str(cfg), "--out", str(tmp_path / "r")]
     first = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=300)
+    _, err = refused.communicate(timeout=120)
+    assert refused.returncode == 2 and "'sim'" in err and "sims.seesaw" in err
     second = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=300)
     assert first.returncode == second.returncode == 0, first.stderr
     assert "wrote" in first.stderr and "up to date" in second.stderr and "wrote" not in second.stderr

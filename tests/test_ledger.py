@@ -285,8 +285,8 @@ def test_summary_names_every_claim_that_does_not_hold():
 
 def test_a_closed_pipe_neither_tracebacks_nor_loses_the_report(tmp_path):
     js = tmp_path / "r.json"
-    cmd = (f"'{sys.executable}' -m claims list | head -1; "
-           f"'{sys.executable}' -m claims verify --claim seesaw.paper_step_counts --json '{js}' | head -1")
+    cmd = (f"'{sys.executable}' -m claims list | head -1 & "  # the two side by side: each is a start-up
+           f"'{sys.executable}' -m claims verify --claim seesaw.paper_step_counts --json '{js}' | head -1; wait")
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
     assert len(r.stdout.splitlines()) == 2
