@@ -388,3 +388,11 @@ def test_more_refusals_one_condition_at_a_time():
         th.fit_epr(t, 1.0 + t, restarts=0)
     with pytest.raises(ValueError, match="t must lie in"):
         th.mirror_masks(jax.random.key(0), None, 4)
+
+
+def test_training_evaluates_at_equal_intervals_or_refuses():
+    """The validation runs every steps / n_evals steps (one scanned segment length, which the plan counts):
+    a step count that n_evals does not divide is refused, naming both."""
+    assert sim.TrainingParams(steps=12, n_evals=4).steps == 12
+    with pytest.raises(ValueError, match=r"steps = 10, n_evals = 4"):
+        sim.TrainingParams(steps=10, n_evals=4)

@@ -41,6 +41,12 @@ class TrainingParams(TransformerParams):
     grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance",
                               smoke=4)
 
+    def __post_init__(self):
+        super().__post_init__()
+        if self.steps % self.n_evals:
+            raise ValueError(f"steps must be a multiple of n_evals (evaluations at equal intervals), got "
+                             f"steps = {self.steps}, n_evals = {self.n_evals}")
+
 
 MASK = 256  # the mask token; bytes are 0..255
 # fold_in salts below a key, each naming the draw it keeps apart from the key's own draw (the times,
@@ -173,15 +179,17 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                 upd, os = opt.update(g, os, params)
                 return (optax.apply_updates(params, upd), os), None
 
-            def segment(st, ab):  # steps a..b-1, then the validation loss; (0, 0) evaluates the init
-                st = jax.lax.fori_loop(ab[0], ab[1], lambda s, st: step(st, s)[0], st)
+            seg = p.steps // p.n_evals
+
+            def segment(st, a):  # steps a..a+seg-1, then the validation loss
+                st, _ = jax.lax.scan(step, st, a + jnp.arange(seg))
                 return st, val_loss(st[0])
 
-            # One loop over the evaluation segments, so that the training step and the validation are each
-            # compiled once (written out per segment, they were compiled n_evals and n_evals + 1 times).
-            marks = np.linspace(0, p.steps, p.n_evals + 1).astype(np.int32)
-            state, vals = jax.lax.scan(segment, state, (np.r_[0, marks[:-1]], marks))
-            return state[0], vals
+            # One scan over the evaluation segments (of a static length: the plan counts its steps), so that
+            # the training step is compiled once and the validation twice (written out per segment, they
+            # were compiled n_evals and n_evals + 1 times).
+            state, later = jax.lax.scan(segment, state, seg * jnp.arange(p.n_evals))
+            return state[0], jnp.concatenate([val_loss(params)[None], later])
 
         one.__qualname__ = f"train {method}"  # its name in the plan
         return runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
