@@ -454,7 +454,8 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None,
 # The functions map_batch compiles, kept per function object (as jax.jit keeps its traces): a loop that
 # calls map_seeds / map_batch again with the same function (network_sweep's calls) reuses the traced and
 # compiled program instead of tracing, lowering and fetching it from the compilation cache at every call.
-_FN_CACHE = 256
+# The most recent _FN_CACHE are kept (each holds its function, so whatever that function closes over).
+_FN_CACHE = 32
 
 
 @functools.lru_cache(maxsize=_FN_CACHE)
