@@ -447,36 +447,27 @@ def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None,
       ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``; ``per_device`` not an integer >= 1.
     """
     _check_n_seeds(n_seeds)
-    return map_batch(_per_seed(fn, seed), np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh,
-                     per_device=per_device)
+    return map_batch(_per_seed(fn, seed), np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh, per_device=per_device)
 
 
-# The functions map_batch compiles, kept per function object (as jax.jit keeps its traces): a loop that
-# calls map_seeds / map_batch again with the same function (network_sweep's calls) reuses the traced and
-# compiled program instead of tracing, lowering and fetching it from the compilation cache at every call.
-# The most recent _FN_CACHE are kept (each holds its function, so whatever that function closes over).
+# map_batch's compiled functions, kept per function object as jax.jit keeps its traces (the _FN_CACHE most
+# recent, each holding what its function closes over): a loop calling map_seeds again with the same function
+# (network_sweep) reuses the program instead of tracing, lowering and fetching it at every call.
 _FN_CACHE = 32
 
 
 @functools.lru_cache(maxsize=_FN_CACHE)
 def _per_seed(fn: Callable[..., Any], seed: int) -> Callable[..., Any]:
     """``i -> fn(seed_key(seed, i), ...)``, one function object per ``(fn, seed)``."""
-    def per_seed(i, *a):
-        return fn(seed_key(seed, i), *a)
-
+    per_seed = lambda i, *a: fn(seed_key(seed, i), *a)  # noqa: E731
     per_seed.__qualname__ = f"map_seeds({getattr(fn, '__qualname__', 'fn')})"  # its name in the plan
     return per_seed
 
 
 @functools.lru_cache(maxsize=_FN_CACHE)
 def _vmapped(fn: Callable[..., Any], name: str) -> Plannable:
-    """``fn`` vmapped over its first argument's leading axis (the other arguments shared), as one
-    :func:`jit` per ``(fn, name)``."""
-    @jit(name=name)
-    def run(b, *args):
-        return jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args)
-
-    return run
+    """``fn`` vmapped over its first argument's axis 0 (the others shared): one :func:`jit` per ``(fn, name)``."""
+    return jit(lambda b, *args: jax.vmap(fn, in_axes=(0,) + (None,) * len(args))(b, *args), name=name)
 
 
 def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: int | None = None) -> Any:
