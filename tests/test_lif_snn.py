@@ -143,12 +143,15 @@ def _reference(weights, xs, theta, beta, kind, every_layer=False):
     return np.stack(out, axis=1) if every_layer else np.stack(out)
 
 
+# T = 21 is past the recursion's unrolled steps (theory.lif_snn.models.UNROLL_STEPS = 16): a loop of 16 with a
+# remainder of 5.
+@pytest.mark.parametrize("T", [7, 21])
 @pytest.mark.parametrize("kind", ["slif", "lif"])
-def test_network_recursion_matches_a_hand_written_one(kind):
+def test_network_recursion_matches_a_hand_written_one(kind, T):
     key = jax.random.key(0)
     w = th.init_weights(key, (6, 5, 4, 2), jnp.float64)
     rng = np.random.default_rng(0)
-    T, beta = 7, 0.8
+    beta = 0.8
     x = th.encode_input(np.where(rng.random((3, 6)) < 0.5, 1.0, -1.0), kind)
     got = np.asarray(th.run_network(w, x, THETA, beta, T, kind))  # [T, 3, 2]
     for b in range(3):

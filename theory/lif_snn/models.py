@@ -31,6 +31,13 @@ def _check_kind(kind) -> str:
     return kind
 
 
+# Time steps of the neuron recursion unrolled per loop iteration (all of them for T <= this): XLA fuses the
+# unrolled elementwise updates, and their surrogate gradients, into a few kernels instead of a loop of small
+# ones. Surrogate-gradient training (T = 5, 300 Adam steps, 4 seeds on 2 CPU cores) ran 2.3x faster, 4.5 s ->
+# 2.0 s a call, with bit-identical results (2026-12-03); the cap bounds the compile time of a long T.
+UNROLL_STEPS = 16
+
+
 def _check_model(theta, beta, T, kind):
     theta = check_real(theta, "theta", ge=0.0)
     beta = check_real(beta, "beta", ge=0.0, le=1.0)
@@ -97,7 +104,7 @@ def static_neuron_spikes(drive: jax.Array, theta, beta, T, kind: Kind = "slif") 
         return (u, fired), s
 
     zero = jnp.zeros_like(drive)
-    return jax.lax.scan(body, (zero, zero), None, length=T)[1]
+    return jax.lax.scan(body, (zero, zero), None, length=T, unroll=min(T, UNROLL_STEPS))[1]
 
 
 def init_weights(key: jax.Array, widths: Sequence[int], dtype=jnp.float32) -> tuple[jax.Array, ...]:
@@ -143,7 +150,7 @@ def layer_spikes(drive: jax.Array, theta, beta, kind: Kind = "slif") -> jax.Arra
 
     theta, beta, _, kind = _check_model(theta, beta, 1, kind)
     zero = jnp.zeros(drive.shape[1:], drive.dtype)
-    return jax.lax.scan(body, (zero, zero), drive)[1]
+    return jax.lax.scan(body, (zero, zero), drive, unroll=min(drive.shape[0], UNROLL_STEPS))[1]
 
 
 def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind: Kind = "slif",
