@@ -10,6 +10,10 @@ SCALE ?= quick
 SEED_OFFSET ?= 0
 REPORTS := reports/$(SCALE)$(if $(filter-out 0,$(SEED_OFFSET)),/seed-offset-$(SEED_OFFSET))
 export PYTHONUNBUFFERED := 1
+# Bytecode is cached (__pycache__/, git-ignored) even where the environment turns it off: with
+# PYTHONDONTWRITEBYTECODE set, each pytest-xdist worker re-rewrote every test module's asserts and each
+# Python process recompiled the project's modules.
+unexport PYTHONDONTWRITEBYTECODE
 
 ifeq ($(filter $(SCALE),quick paper),)
 $(error SCALE must be quick or paper, got '$(SCALE)')

@@ -27,6 +27,9 @@ from sims import cli, results, runtime  # noqa: E402
 from sims.config import RunConfig, param  # noqa: E402
 
 runtime.setup()
+# Every test program goes to the persistent compilation cache, not only those compiling for 0.5 s or more (the
+# runs' setting): the suite compiles hundreds of small programs, which a warm rerun then reads back.
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 
 
 def batch_calls(n: int) -> tuple[int, int]:
