@@ -243,7 +243,7 @@ def choose_correction(acc, heads, seeds, small) -> tuple[str | None, dict]:
                   "AMD EPYC without AVX-512 (2026-12-03, the kind CI runs on): seed offset 1000 is 'inconclusive' "
                   "(the transfer control undecided at -1.8 SE), seed offset 2000 'holds' but fragile (3.0 SE, 4 of "
                   "12 re-decisions differ); digits decide clearly everywhere (6 to 11 SE). Paper scale (15 seeds, "
-                  "1000 samples per class) is expected to decide it.",
+                  "1000 samples per class) is not measured yet.",
               statement="At equal memory, after the last CIL task, a Gaussian head fitted with corrected buffer "
                         "statistics (the correction chosen on other seeds) is more accurate on old tasks than the "
                         "network's own head and than the same head with uncorrected buffer statistics (averaged over "
