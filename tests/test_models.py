@@ -23,8 +23,8 @@ def _count(vocab, n_out, L, d, n_layers):
 def test_shapes_and_parameter_count(vocab, n_out, L, d, h, n):
     m = Transformer(vocab=vocab, n_out=n_out, seq_len=L, d_model=d, n_heads=h, n_layers=n, causal=True)
     x = jnp.zeros((3, L), jnp.int32)
-    params = m.init(jax.random.key(0), x)
-    assert m.apply(params, x).shape == (3, L, n_out)
+    params = jax.jit(m.init)(jax.random.key(0), x)
+    assert jax.eval_shape(m.apply, params, x).shape == (3, L, n_out)
     assert sum(a.size for a in jax.tree.leaves(params)) == _count(vocab, n_out, L, d, n)
     assert all(a.dtype == jnp.float32 for a in jax.tree.leaves(params))
 
@@ -33,9 +33,10 @@ def test_shapes_and_parameter_count(vocab, n_out, L, d, h, n):
 def test_a_later_token_moves_earlier_logits_only_without_the_causal_mask(causal):
     m = TransformerParams(seq_len=8, d_model=16, n_heads=2, n_layers=2).model(vocab=256, n_out=256, causal=causal)
     x = jax.random.randint(jax.random.key(1), (2, 8), 0, 256)
-    params = m.init(jax.random.key(2), x)
+    params = jax.jit(m.init)(jax.random.key(2), x)
     y = x.at[:, 5].set((x[:, 5] + 1) % 256)  # change position 5 only
-    a, b = np.asarray(m.apply(params, x)), np.asarray(m.apply(params, y))
+    apply = jax.jit(m.apply)  # one compiled program (op-by-op dispatch compiles each primitive: seconds)
+    a, b = np.asarray(apply(params, x)), np.asarray(apply(params, y))
     assert not np.allclose(a[:, 5:], b[:, 5:])
     earlier_equal = np.array_equal(a[:, :5], b[:, :5])
     assert earlier_equal == causal
