@@ -21,6 +21,12 @@ from theory.numerics import float64
 
 STRATS = {"vocab": 8, "length": 16, "concentration": 0.3, "eps": 1e-2, "batch": 64, "n_rep": 1200, "n_masks": 2,
           "seed": 5}
+# fold_in salts of the StraTS root key, each naming the draw it keeps apart from the others
+CHAIN_SALT = 0  # the random Markov chain (transitions and initial law)
+BATCH_SALT = 1  # the fixed batch of sequences sampled from it
+IID_T_SALT = 2  # the masking rates and masks under i.i.d. t
+STRATIFIED_T_SALT = 3  # ... under StraTS's stratified t
+SHARED_T_SALT = 4  # ... under one t shared by the batch (the control)
 
 
 def strats_numbers(seed_offset: int = 0) -> dict:
@@ -29,13 +35,14 @@ def strats_numbers(seed_offset: int = 0) -> dict:
     c = STRATS
     with float64():
         key = jax.random.key(c["seed"] + int(seed_offset))
-        trans, init = th.random_chain(jax.random.fold_in(key, 0), c["vocab"], c["concentration"])
-        batch = th.sample_chain(jax.random.fold_in(key, 1), trans, init, c["batch"], c["length"])
+        trans, init = th.random_chain(jax.random.fold_in(key, CHAIN_SALT), c["vocab"], c["concentration"])
+        batch = th.sample_chain(jax.random.fold_in(key, BATCH_SALT), trans, init, c["batch"], c["length"])
         fn = th.oracle_mdm_loss_fn(trans, init, c["length"])
         kw = dict(n_rep=c["n_rep"], n_masks=c["n_masks"], eps=c["eps"])
-        iid = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 2), stratified=False, **kw)
-        strat = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 3), stratified=True, **kw)
-        shared = th.batch_t_noise(fn, batch, jax.random.fold_in(key, 4), stratified=False, shared=True, **kw)
+        iid = th.batch_t_noise(fn, batch, jax.random.fold_in(key, IID_T_SALT), stratified=False, **kw)
+        strat = th.batch_t_noise(fn, batch, jax.random.fold_in(key, STRATIFIED_T_SALT), stratified=True, **kw)
+        shared = th.batch_t_noise(fn, batch, jax.random.fold_in(key, SHARED_T_SALT), stratified=False, shared=True,
+                                  **kw)
     out = {f"nB_{k}": v["nB"] for k, v in (("iid", iid), ("strat", strat), ("shared", shared))}
     out.update({f"nB_{k}_se": v["nB_se"] for k, v in (("iid", iid), ("strat", strat), ("shared", shared))})
     return out
