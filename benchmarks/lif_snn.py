@@ -101,7 +101,8 @@ def run() -> list[dict]:
                      "ours_s": t_ours, "ratio": t_dense / t_ours,
                      "check": f"max |diff| {agree:.1e} ({'<=' if agree <= 1e-12 else '>'} 1e-12)"})
     # Sharded random-network ensembles: one device against all devices, same networks.
-    p = sim.DepthParams(widths=(256,), max_depth=3, T=5, n_networks=64, pairs=32, networks_per_call=64)
+    p = sim.DepthParams(widths=(256,), max_depth=3, T=5, n_networks=64, pairs=32, networks_per_call=64,
+                        fixed_nu=0.0)
     nu = 1 / math.sqrt(256)
 
     def ens(mesh):

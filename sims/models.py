@@ -75,9 +75,9 @@ class TransformerParams:
       ValueError: ``d_model`` is not a multiple of ``n_heads``.
     """
 
-    seq_len: int = param(64, ge=8, doc="tokens per training window")
-    d_model: int = param(64, ge=8)
-    n_heads: int = param(4, ge=1)
+    seq_len: int = param(32, ge=8, doc="tokens per training window")
+    d_model: int = param(32, ge=8)
+    n_heads: int = param(2, ge=1)
     n_layers: int = param(2, ge=1)
 
     def __post_init__(self):

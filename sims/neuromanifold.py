@@ -58,9 +58,14 @@ def activation_of(name: str) -> tuple:
 class DimensionsParams:
     max_width: int = param(4, ge=1, le=6, doc="widths 1..max_width for every layer", smoke=2)
     depths: tuple[int, ...] = param((2, 3, 4), ge=1, le=5, doc="numbers of weight layers")
-    max_per_depth: tuple[int, ...] = param((100000,), ge=1, doc="fixed-seed sample size per depth (one "
-                                           "entry per depth, or one for all; all nets if larger)")
-    activations: tuple[str, ...] = param(("x3+x2", "generic cubic", "monomial x3", "quadratic"))
+    max_per_depth: tuple[int, ...] = param((100000, 100000, 80), ge=1,
+                                           doc="fixed-seed sample size per depth (one entry per depth, or one "
+                                           "for all; all nets if larger)")
+    activations: tuple[str, ...] = param((
+        "x3+x2", "generic cubic", "monomial x3", "quadratic", "x^3+x^2+x",
+        "dense(3,0)", "dense(3,1)", "dense(4,0)", "dense(4,1)", "dense(5,0)", "dense(5,1)", "dense(6,0)", "dense(6,1)",
+        "dense(7,0)", "dense(7,1)", "dense(8,0)", "dense(8,1)", "x^3", "x^4", "x^5", "x^6", "x^7", "x^8",
+        "x^3+x^2", "x^4+x^3", "x^5+x^4", "x^6+x^5", "x^7+x^6", "x^8+x^7"))
     n_points: int = param(3, ge=1, doc="random points per rank (max taken)", smoke=2)
     numeric: tuple[str, ...] = param(("x3+x2", "generic cubic", "generic quintic", "monomial x3", "quadratic"),
                                      doc="activations whose float64 JAX rank is also computed (when swept)")
@@ -213,7 +218,7 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class SparsityParams:
-    n_runs: int = param(400, ge=1, le=runtime.MAX_SEEDS, smoke=64)
+    n_runs: int = param(1600, ge=1, le=runtime.MAX_SEEDS, smoke=64)
     n_steps: int = param(4000, ge=1, smoke=500)
     lr: float = param(0.01, gt=0)
     init_scale: float = param(0.5, gt=0)

@@ -46,7 +46,7 @@ class ObstructionParams:
     lr: float = param(0.05, gt=0)
     n_steps: int = param(2000, ge=1, smoke=200)
     n_save: int = param(100, ge=1, smoke=10)
-    n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS, doc="runs per component class")
+    n_seeds: int = param(6, ge=1, le=runtime.MAX_SEEDS, doc="runs per component class")
     n_data: int = param(569, ge=10, doc="first n_data points of the (shuffled) data set")
 
     def __post_init__(self):
@@ -212,9 +212,9 @@ class PruningParams:
     regularisers: tuple[str, ...] = param(("none", "l2", "l1", "prox_l1", "nuclear"))
     lam: float = param(0.01, ge=0)
     lr: float = param(0.05, gt=0)
-    n_steps: int = param(2000, ge=1, smoke=200)
+    n_steps: int = param(4000, ge=1, smoke=200)
     n_save: int = param(40, ge=1, smoke=10)
-    n_seeds: int = param(3, ge=1, le=runtime.MAX_SEEDS)
+    n_seeds: int = param(12, ge=1, le=runtime.MAX_SEEDS)
     n_data: int = param(128, ge=4)
     prune_tau: float = param(1e-3, gt=0, doc="magnitude threshold of the pruning comparison (2 lr lam: the "
                                                "amplitude of the L1 subgradient's chatter around 0)")

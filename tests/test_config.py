@@ -136,6 +136,45 @@ def test_a_forgotten_parameter_is_an_error_not_a_default(tmp_path):
     assert "'quick.steps'" in str(e.value) and "nothing" in str(e.value)
 
 
+
+def _quick_configs() -> dict:
+    """``(sim, experiment) -> {config file name: parameters at quick scale}`` of every paper config."""
+    out: dict = {}
+    for path in sorted((REPO / "paper_configs").glob("*.yaml")):
+        cfg, _ = cli.load_config(path, "quick")
+        out.setdefault((cfg.sim, cfg.experiment), {})[path.name] = cfg.params
+    return out
+
+
+def test_every_parameter_default_is_its_own_configs_quick_value():
+    """Configs are the one source of every default: an experiment's parameter dataclass defaults to the
+    quick-scale values of its own config, ``paper_configs/<sim>_<experiment>.yaml`` (the other configs of
+    the experiment, e.g. nc_forgetting_ratio and _snr of buffer_sweep, state theirs; every config states
+    every key), so that a default read in the code is the value that runs. Fields without a default are
+    left out."""
+    wrong = []
+    for (sim, experiment), configs in _quick_configs().items():
+        own = f"{sim}_{experiment}.yaml"
+        assert own in configs, f"experiment {sim}.{experiment} has no config of its own ({own}): {sorted(configs)}"
+        params = configs[own]
+        for f in dataclasses.fields(params):
+            if f.default is not dataclasses.MISSING and f.default != getattr(params, f.name):
+                wrong.append(f"{type(params).__name__}.{f.name}: default {f.default!r}, {own} quick "
+                             f"{getattr(params, f.name)!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_defaults_test_sees_a_default_that_differs(monkeypatch):
+    """The check above on a planted difference: LMParams.lr defaulting to 3e-3 where seesaw_lm.yaml runs 1e-2
+    (the case issue 19 named)."""
+    from sims.seesaw import LMParams
+
+    field = {f.name: f for f in dataclasses.fields(LMParams)}["lr"]
+    monkeypatch.setattr(field, "default", 3e-3)
+    with pytest.raises(AssertionError, match=r"LMParams.lr: default 0.003, seesaw_lm.yaml quick 0.01"):
+        test_every_parameter_default_is_its_own_configs_quick_value()
+
+
 @dataclasses.dataclass(frozen=True)
 class Kinds:
     """One field of each kind, without bounds, for the YAML 1.2 scalar rules."""

@@ -211,7 +211,8 @@ def test_dimensions_figure_from_a_toy_ramp(toy_ctx):
     from sims import neuromanifold as sim
 
     acts = ("x3+x2", "dense(3,0)", "dense(4,0)", "x^3", "x^4", "x^3+x^2", "x^4+x^3")
-    p = sim.DimensionsParams(max_width=2, depths=(2,), activations=acts, n_points=2)
+    p = sim.DimensionsParams(max_width=2, depths=(2,), max_per_depth=(100000,), activations=acts,
+                             n_points=2)
     out = sim.run_dimensions(p, toy_ctx(p, "neuromanifold"))
     assert out["exact_rank"].shape == (7, 8) and np.all(out["numeric_rank"][1:] == -1)
     f = fig.plot_dimensions(out, {})

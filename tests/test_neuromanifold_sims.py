@@ -10,7 +10,8 @@ from sims import neuromanifold as sim
 
 
 def test_dimensions_experiment_toy(toy_ctx):
-    p = sim.DimensionsParams(max_width=2, depths=(2, 3), activations=("x3+x2", "monomial x3"), n_points=2)
+    p = sim.DimensionsParams(max_width=2, depths=(2, 3), max_per_depth=(100000,),
+                             activations=("x3+x2", "monomial x3"), n_points=2)
     out = sim.run_dimensions(p, toy_ctx(p, "neuromanifold"))
     assert out["exact_rank"].shape == (2, 8 + 16)
     np.testing.assert_array_equal(out["exact_rank"], out["numeric_rank"])

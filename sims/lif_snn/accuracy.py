@@ -34,6 +34,7 @@ class AccuracyParams(NetworkTraining):
     label_noise: tuple[float, ...] = param((0.0, 0.1, 0.2), ge=0, le=1,
                                            doc="rates at which training labels are replaced by random classes")
     n_seeds: int = param(16, ge=2, le=runtime.MAX_SEEDS)
+    ns_pairs: int = param(1024, ge=1, doc="(x, y) pairs per nu for each NS estimate", smoke=1024)
     nus: tuple[float, ...] = param((0.0625, 0.125, 0.25), gt=0, le=0.5)
     parity_sample: bool = param(True, doc="the parity control trains on a fixed sample as large as the task's data "
                                 "(parity_sample), split and corrupted as the task's; false: fresh inputs every "

@@ -23,20 +23,20 @@ from theory import lif_snn as th
 class DepthParams:
     """Random L-layer binary classifiers (width n, 2 outputs), ENS at nu = nu_scale / sqrt(n)."""
 
-    widths: tuple[int, ...] = param((64, 256, 1024), ge=2, smoke=2)
-    max_depth: int = param(5, ge=1, le=32, doc="depths 1..max_depth: L - 1 hidden layers + the readout")
-    T: int = param(10, ge=1, le=64, doc="steps 1..T")
+    widths: tuple[int, ...] = param((64, 128, 256, 512, 1024), ge=2, smoke=2)
+    max_depth: int = param(4, ge=1, le=32, doc="depths 1..max_depth: L - 1 hidden layers + the readout")
+    T: int = param(5, ge=1, le=64, doc="steps 1..T")
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)
     nu_scale: float = param(1.0, gt=0)
     nu_rule: NuRule = param("sqrt", doc="nu = nu_scale / sqrt(n) (Theorem 2), nu_scale / (sqrt(n) ln n) "
                             "(Corollary 1's nu'), or nu_scale at every n (a fixed cut-off degree)")
-    fixed_nu: float = param(0.0, ge=0, le=1, doc="also measure the same networks and inputs at this rate at "
+    fixed_nu: float = param(0.125, ge=0, le=1, doc="also measure the same networks and inputs at this rate at "
                             "every n (0: not measured): a control whose cut-off degree 1/nu does not grow")
     kinds: tuple[KindName, ...] = param(("slif", "lif"))
-    n_networks: int = param(64, ge=2, le=runtime.MAX_SEEDS, smoke=8)
-    pairs: int = param(32, ge=1, doc="input pairs (x, y) per network")
-    networks_per_call: int = param(16, ge=1, doc="networks vmapped at once (memory ~ this * n^2)")
+    n_networks: int = param(128, ge=2, le=runtime.MAX_SEEDS, smoke=8)
+    pairs: int = param(96, ge=1, doc="input pairs (x, y) per network")
+    networks_per_call: int = param(8, ge=1, doc="networks vmapped at once (memory ~ this * n^2)")
     n_out: int = param(2, ge=2, doc="output neurons (classes) of the readout; argmax, ties to the lowest index")
     dropout_rates: tuple[float, ...] = param((0.0,), ge=0, lt=1, doc="also measure the same networks and x "
                                              "under input dropout at the positive rates listed (each bit set to "
@@ -228,9 +228,9 @@ class TimeVaryingParams:
     betas: tuple[float, ...] = param((1.0, 0.5), ge=0, le=1, doc="leaks, each run on the same neurons and inputs")
     T: int = param(10, ge=1, le=64)
     n_seeds: int = param(32, ge=2, le=runtime.MAX_SEEDS)
-    neurons_per_seed: int = param(32, ge=1, doc="weight vectors w per seed")
-    sequences_per_seed: int = param(64, ge=1, doc="input sequences per seed, each run on every neuron of the seed")
-    seeds_per_call: int = param(4, ge=1, doc="seeds vmapped at once (memory ~ this * sequences * T * n)")
+    neurons_per_seed: int = param(128, ge=1, doc="weight vectors w per seed")
+    sequences_per_seed: int = param(16, ge=1, doc="input sequences per seed, each run on every neuron of the seed")
+    seeds_per_call: int = param(8, ge=1, doc="seeds vmapped at once (memory ~ this * sequences * T * n)")
 
     def __post_init__(self):
         if len(set(self.betas)) != len(self.betas):

@@ -190,7 +190,7 @@ def network_sweep(fn, seed: int, n_networks: int, per_call: int, mesh, *args, po
 class SingleNeuronParams:
     """One random neuron, static input, ENS at nu = nu_scale / sqrt(n) per step t."""
 
-    widths: tuple[int, ...] = param((100, 1000, 10000), ge=1, doc="input dimensions n", smoke=2)
+    widths: tuple[int, ...] = param((100, 300, 1000, 3000, 10000), ge=1, doc="input dimensions n", smoke=2)
     nu_scale: float = param(1.0, gt=0, doc="nu = nu_scale / sqrt(n)")
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)

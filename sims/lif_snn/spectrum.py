@@ -31,8 +31,8 @@ class SpectrumParams:
     theta: float = param(0.5, gt=0)
     beta: float = param(1.0, ge=0, le=1)
     kind: KindName = "slif"
-    n_networks: int = param(60, ge=2, le=runtime.MAX_SEEDS, smoke=50)
-    networks_per_call: int = param(16, ge=1)
+    n_networks: int = param(480, ge=2, le=runtime.MAX_SEEDS, smoke=50)
+    networks_per_call: int = param(20, ge=1)
     input_block: int = param(4096, ge=1, doc="inputs per evaluation block")
 
 

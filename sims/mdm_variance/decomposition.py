@@ -21,10 +21,10 @@ from theory import mdm_variance as th
 
 @dataclasses.dataclass(frozen=True)
 class DecompositionParams(ChainParams):
-    n_data: int = param(2048, ge=3, doc="sequences of the nested estimate", smoke=512)
+    n_data: int = param(8192, ge=3, doc="sequences of the nested estimate", smoke=512)
     n_t: int = param(4, ge=2)
     n_masks: int = param(4, ge=2)
-    n_direct: int = param(40000, ge=3, doc="sequences of the flat i.i.d. estimate", smoke=4096)
+    n_direct: int = param(160_000, ge=3, doc="sequences of the flat i.i.d. estimate", smoke=4096)
     n_fit: int = param(200, ge=1, doc="sequences the 'learned' chain is estimated from")
     n_exact: int = param(4, ge=1, doc="sequences checked by exact mask enumeration", smoke=2)
     n_grad: int = param(1024, ge=48, doc="sequences of the nested gradient estimate (16 blocks of >= 3)",

@@ -28,7 +28,7 @@ class MirrorParams(ChainParams):
     t_grid: tuple[float, ...] = param((0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), gt=0, le=1)
     n_data: int = param(512, ge=3, smoke=64)
     n_masks: int = param(16, ge=2, smoke=8)
-    n_decomp: int = param(1024, ge=3, doc="sequences of the decomposition under each pairing", smoke=256)
+    n_decomp: int = param(2048, ge=3, doc="sequences of the decomposition under each pairing", smoke=256)
     n_t: int = param(4, ge=2)
     n_decomp_masks: int = param(4, ge=2)
 

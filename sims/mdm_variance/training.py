@@ -23,22 +23,22 @@ from theory import mdm_variance as th
 
 @dataclasses.dataclass(frozen=True)
 class TrainingParams(TransformerParams):
-    seq_len: int = param(32, ge=4, doc="tokens per training window")
+    seq_len: int = param(16, ge=4, doc="tokens per training window")
     d_model: int = param(32, ge=8)
     n_heads: int = param(2, ge=1)
     n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
-    batch: int = param(16, ge=1, smoke=4, doc="windows per step (a vmapped loop: a smoke run cuts it)")
-    steps: int = param(400, ge=2, smoke=4)
+    batch: int = param(4, ge=1, smoke=4, doc="windows per step (a vmapped loop: a smoke run cuts it)")
+    steps: int = param(160, ge=2, smoke=4)
     lr: float = param(3e-3, gt=0)
     eps: float = param(1e-3, gt=0, lt=1)
-    n_seeds: int = param(4, ge=2, le=runtime.MAX_SEEDS - 1)
-    n_evals: int = param(4, ge=1, smoke=1)
-    val_windows: int = param(128, ge=3, smoke=8)
-    val_draws: int = param(8, ge=1, doc="fixed (t, mask) draws per validation window", smoke=2)
+    n_seeds: int = param(12, ge=2, le=runtime.MAX_SEEDS - 1)
+    n_evals: int = param(2, ge=1, smoke=1)
+    val_windows: int = param(48, ge=3, smoke=8)
+    val_draws: int = param(4, ge=1, doc="fixed (t, mask) draws per validation window", smoke=2)
     n_bins: int = param(16, ge=4, doc="P-POTS bins")
-    n_per_bin: int = param(256, ge=2, smoke=4)
-    grad_samples: int = param(64, ge=3, doc="single-sample gradients per seed for the gradient variance",
+    n_per_bin: int = param(128, ge=2, smoke=4)
+    grad_samples: int = param(32, ge=3, doc="single-sample gradients per seed for the gradient variance",
                               smoke=4)
 
     def __post_init__(self):

@@ -32,6 +32,7 @@ from __future__ import annotations
 from sims import cli
 from sims.nc_forgetting.buffers import (  # noqa: F401 - public names of sims.nc_forgetting
     BufferParams,
+    LdaParams,
     run_buffer_stats,
     run_lda,
 )
@@ -89,5 +90,5 @@ EXPERIMENTS = {
     "subspace": cli.Experiment(SubspaceParams, run_subspace,
                                seed_axes={"class_projection": 2, "ood_projection": 2, "nc_trained": 2, "nc1_old": 2}),
     "buffer_stats": cli.Experiment(BufferParams, run_buffer_stats, seed_axes=_STATS_SEEDS),
-    "lda": cli.Experiment(BufferParams, run_lda, seed_axes={"accuracy_old": 2, "accuracy_all": 2, "seed_index": 0}),
+    "lda": cli.Experiment(LdaParams, run_lda, seed_axes={"accuracy_old": 2, "accuracy_all": 2, "seed_index": 0}),
 }

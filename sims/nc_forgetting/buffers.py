@@ -30,13 +30,21 @@ HELD_OUT_SALT = 11
 class BufferParams(CommonParams):
     """CIL with replay (concatenated) at each buffer size; statistics of the final buffer."""
 
-    buffer_percents: tuple[float, ...] = param((1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0), gt=0, le=100,
+    n_seeds: int = param(5, ge=2, le=runtime.MAX_SEEDS)
+    buffer_percents: tuple[float, ...] = param((1.0, 2.0, 5.0, 20.0, 100.0), gt=0, le=100,
                                                smoke=2)
     calibration: float = param(0.5, gt=0, lt=1, doc="lda: share of memory held out, never trained on")
 
     def __post_init__(self):
         super().__post_init__()
         _percents(self.buffer_percents)
+
+
+@dataclasses.dataclass(frozen=True)
+class LdaParams(BufferParams):
+    """:class:`BufferParams` of the ``lda`` experiment (its own defaults: more seeds)."""
+
+    n_seeds: int = param(12, ge=2, le=runtime.MAX_SEEDS)
 
 
 def _old_rows(grid, r: int) -> np.ndarray:
@@ -155,7 +163,7 @@ def radial_head(f_tr, y_tr, buf_rows, cur_rows, held_rows) -> th.LinearHead:
     return th.gaussian_head(means, th.shrunk_covariance(x, y), np.ones(classes.size), classes)
 
 
-def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
+def _lda_dataset(p: LdaParams, data: Data, seed: int, mesh) -> dict:
     specs = [dict(seed=s, setting="cil", schedule="concat", percent=b, calibration=c)
              for c in (0.0, p.calibration) for b in p.buffer_percents for s in range(p.n_seeds)]
     half = len(specs) // 2
@@ -206,7 +214,7 @@ def _lda_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     return {"accuracy_old": acc_old.reshape(shape), "accuracy_all": acc_all.reshape(shape)}
 
 
-def run_lda(p: BufferParams, ctx: cli.Context) -> dict:
+def run_lda(p: LdaParams, ctx: cli.Context) -> dict:
     """Gaussian counterfactual heads (Fig. 6; the four of the authors' code) and our
     corrected heads, after the last CIL task, against buffer size.
 

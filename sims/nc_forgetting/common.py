@@ -24,7 +24,7 @@ class CommonParams:
     datasets: tuple[DatasetName, ...] = param(("digits", "gaussian"))
     n_seeds: int = param(3, ge=2, le=runtime.MAX_SEEDS)
     widths: tuple[int, ...] = param((64, 64, 32), ge=1, doc="hidden widths; the last is the feature dim")
-    steps_per_task: int = param(300, ge=1, smoke=20)
+    steps_per_task: int = param(200, ge=1, smoke=20)
     batch_size: int = param(64, ge=2)
     lr: float = param(0.05, gt=0)
     momentum: float = param(0.9, ge=0, lt=1)

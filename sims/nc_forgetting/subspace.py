@@ -24,7 +24,8 @@ from theory import nc_forgetting as th
 class SubspaceParams(CommonParams):
     """The exact decay in the linear-feature model and old-class projections onto S_t in the MLP."""
 
-    snapshots: int = param(10, ge=1, doc="feature snapshots per task (steps_per_task must be a multiple)",
+    n_seeds: int = param(10, ge=2, le=runtime.MAX_SEEDS)
+    snapshots: int = param(5, ge=1, doc="feature snapshots per task (steps_per_task must be a multiple)",
                            smoke=20)
     buffer_percents: tuple[float, ...] = param((0.0, 100.0), ge=0, le=100)
     ood_groups: int = param(10, ge=2, doc="OOD samples are split into groups the size of a test class")

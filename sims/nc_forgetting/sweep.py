@@ -6,10 +6,10 @@ import dataclasses
 
 import numpy as np
 
-from sims import cli
+from sims import cli, runtime
 from sims.config import param
 from sims.nc_forgetting.common import _distinct, _params_at, _percents, CommonParams, evaluated, per_dataset
-from sims.nc_forgetting.data import CorrectionName, Data, N_TASKS, ScheduleName, SCHEDULES, SettingName, SETTINGS
+from sims.nc_forgetting.data import CorrectionName, Data, N_TASKS, ScheduleName, SettingName, SETTINGS
 from sims.nc_forgetting.evaluation import all_features, class_head_accuracy, head_accuracy, pair_snr, probe_row
 from sims.nc_forgetting.training import head_of, train_grid
 from theory import nc_forgetting as th
@@ -23,8 +23,9 @@ from theory import nc_forgetting as th
 class SweepParams(CommonParams):
     """Deep and shallow forgetting against buffer size (the paper's Fig. 2), with SNR per session."""
 
+    n_seeds: int = param(6, ge=2, le=runtime.MAX_SEEDS)
     settings: tuple[SettingName, ...] = param(SETTINGS)
-    schedules: tuple[ScheduleName, ...] = param(SCHEDULES, smoke=1)
+    schedules: tuple[ScheduleName, ...] = param(("concat",), smoke=1)
     buffer_percents: tuple[float, ...] = param((0.0, 1.0, 5.0, 20.0, 100.0), ge=0, le=100, smoke=2)
     head_correction: CorrectionName = param("shrinkage", doc="corrected head reported beside the network's")
     measure_probes: bool = param(True, doc="fit the probes (A*, F_deep); false leaves probe_acc NaN (SNR and "

@@ -26,20 +26,20 @@ class LMParams(TransformerParams):
     """Character-level transformer LM (the :class:`TransformerParams` fields), AdamW, cosine vs Seesaw at
     equal tokens."""
 
-    n_chars: int = param(2_000_000, ge=10_000, doc="characters of stdlib source to read")
+    n_chars: int = param(1_000_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
     batch_sizes: tuple[int, ...] = param((8, 32), ge=1, doc="B0 in sequences", smoke=1)
     micro_batch: int = param(8, ge=1, doc="sequences per accumulated micro-batch (a speed knob only)")
-    total_tokens: int = param(1_000_000, ge=1000, smoke=2**15)
-    lr: float = param(3e-3, gt=0)
+    total_tokens: int = param(200_000, ge=1000, smoke=2**15)
+    lr: float = param(1e-2, gt=0)
     gamma: float = param(1.1, gt=1)
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
     schedules: tuple[Literal["cosine", "seesaw", "fixed_lr"], ...] = param(("cosine", "seesaw", "fixed_lr"))
     n_seeds: int = param(2, ge=1, le=runtime.MAX_SEEDS)
-    n_evals: int = param(20, ge=2, smoke=2)
+    n_evals: int = param(10, ge=2, smoke=2)
     val_windows: int = param(256, ge=1, smoke=8)
-    noise_scale_batches: int = param(64, ge=2, doc="micro-batches averaged to estimate the noise scale",
+    noise_scale_batches: int = param(32, ge=2, doc="micro-batches averaged to estimate the noise scale",
                                      smoke=2)
 
 
@@ -281,9 +281,6 @@ class AdamLineParams(TransformerParams):
     """Character-level transformer LM (the :class:`TransformerParams` fields), AdamW, phase schedules
     (alpha, beta) at equal tokens (Fig. 2)."""
 
-    seq_len: int = param(32, ge=8, doc="tokens per training window")
-    d_model: int = param(32, ge=8)
-    n_heads: int = param(2, ge=1)
     n_chars: int = param(1_000_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
     b0: int = param(8, ge=1, doc="initial batch in sequences")
@@ -293,11 +290,12 @@ class AdamLineParams(TransformerParams):
     gamma: float = param(2.0, gt=1, doc="switch k where the reference cosine crosses gamma^-k")
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
-    log2_alphas: tuple[float, ...] = param((1.0, 0.75, 0.5), doc="member i divides the lr by 2^a_i per switch",
+    log2_alphas: tuple[float, ...] = param((1.0, 0.75, 0.5, 0.0, 1.0),
+                                         doc="member i divides the lr by 2^a_i per switch",
                                          smoke=2)
-    log2_betas: tuple[float, ...] = param((0.0, 0.5, 1.0), ge=0, doc="and multiplies the batch by 2^b_i",
+    log2_betas: tuple[float, ...] = param((0.0, 0.5, 1.0, 1.0, 1.0), ge=0, doc="and multiplies the batch by 2^b_i",
                                           smoke=2)
-    n_seeds: int = param(4, ge=1, le=runtime.MAX_SEEDS)
+    n_seeds: int = param(3, ge=1, le=runtime.MAX_SEEDS)
     n_evals: int = param(10, ge=2, smoke=2)
     val_windows: int = param(256, ge=1, smoke=8)
     noise_scale_batches: int = param(32, ge=2, doc="micro-batches averaged to estimate the noise scale",

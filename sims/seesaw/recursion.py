@@ -21,15 +21,15 @@ from theory.numerics import check_real
 class EquivalenceParams:
     """Noisy linear regression, phase schedules at equal samples per phase."""
 
-    d: int = param(64, ge=1)
+    d: int = param(16, ge=1)
     exponent: float = param(1.5, gt=0)
     noise_var: float = param(1.0, ge=0)
     b0: int = param(8, ge=1)
-    samples_per_phase: int = param(4096, ge=1, smoke=4096)
+    samples_per_phase: int = param(2048, ge=1, smoke=4096)
     n_phases: int = param(4, ge=1, smoke=2)
     sgd_eta0: float = param(0.5, gt=0)
     nsgd_eta0: float = param(0.05, gt=0)
-    n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the SGD members")
+    n_seeds: int = param(16384, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the SGD members")
     nsgd_n_seeds: int = param(256, ge=2, le=runtime.MAX_SEEDS, doc="Monte Carlo seeds of the NSGD members",
                                smoke=2)
     curve_points: int = param(200, ge=2)
@@ -146,13 +146,13 @@ def run_equivalence(p: EquivalenceParams, ctx: cli.Context) -> dict:
 class LargeBatchParams:
     """NSGD recursion, cosine vs Seesaw vs fixed-lr ramp at equal samples, over initial batch sizes."""
 
-    d: int = param(256, ge=1)
+    d: int = param(64, ge=1)
     exponent: float = param(1.5, gt=0)
     noise_vars: tuple[float, ...] = param((1.0, 0.01), ge=0)
-    batch_sizes: tuple[int, ...] = param((4, 8, 16, 32, 64, 128, 256), ge=1, smoke=2)
-    total_samples: int = param(2**20, ge=1, smoke=2**16)
+    batch_sizes: tuple[int, ...] = param((4, 16, 64, 256), ge=1, smoke=2)
+    total_samples: int = param(2**21, ge=1, smoke=2**16)
     eta0: float = param(0.05, gt=0)
-    gamma: float = param(2.0, gt=1)
+    gamma: float = param(1.1, gt=1)
     warmup_frac: float = param(0.1, ge=0, lt=1)
     final_lr_frac: float = param(0.1, gt=0, lt=1)
 

@@ -24,9 +24,9 @@ class CoverageParams:
     narrow_dim: int = param(2, ge=2)
     narrow_voters: tuple[float, ...] = param((1.0, 0.0, 0.9961946980917455, 0.08715574274765817))
     narrow_weights: tuple[float, ...] = param((0.6, 0.4), gt=0)
-    sample_sizes: tuple[int, ...] = param((50, 100, 300, 1000, 3000, 10000, 30000, 100000), ge=10, smoke=3)
+    sample_sizes: tuple[int, ...] = param((50, 100, 300, 1000, 3000, 10000, 30000), ge=10, smoke=3)
     narrow_sample_sizes: tuple[int, ...] = param((50, 100, 300, 1000, 3000), ge=10, smoke=3)
-    n_seeds: int = param(64, ge=2)
+    n_seeds: int = param(256, ge=2)
     constant_samples: int = param(2**18, ge=1024, doc="Monte Carlo draws for the predicted constant",
                                   smoke=2**16)
     dose_p: float = param(0.9, gt=0.5, lt=1)

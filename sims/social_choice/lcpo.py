@@ -17,7 +17,7 @@ from theory import social_choice as sc
 class LCPOParams:
     """Random profiles with no voter weight above one half (theory ``random_profile``), LCPO on each."""
 
-    n_draws: int = param(200, ge=2, doc="draws per family", smoke=8)
+    n_draws: int = param(150, ge=2, doc="draws per family", smoke=8)
     families: tuple[str, ...] = param(("generic", "compromise"))
     n_candidates: tuple[int, ...] = param((5, 8), ge=3, doc="generic family: candidates drawn in [lo, hi]")
     n_voters: tuple[int, ...] = param((3, 5), ge=3, doc="generic family: voters drawn in [lo, hi]")

@@ -18,7 +18,7 @@ from theory import social_choice as sc
 class PolynomialParams:
     """Random 2-D instances with one constructed Pareto pair, BTL rewards of each degree."""
 
-    n_instances: int = param(2000, ge=10, smoke=64)
+    n_instances: int = param(1000, ge=10, smoke=64)
     n_base: int = param(12, ge=2, doc="random candidates before the shifted copy (> 9 for degree 3)")
     box: float = param(2.0, gt=0)
     eps: float = param(0.05, gt=0, doc="length of the shift of the copy")
