@@ -47,7 +47,7 @@ def run() -> list[dict]:
     })
     # Tiny MDM training step against the measured matmul rate.
     p = sim.TrainingParams(n_chars=20_000, seq_len=32, d_model=32, n_heads=2, n_layers=2, batch=16, steps=2,
-                           n_seeds=2)
+                           n_evals=2, n_seeds=2)
     model = p.model(vocab=sim.MASK + 1, n_out=256, causal=False)
     params = model.init(jax.random.key(3), jnp.zeros((1, p.seq_len), jnp.int32))
     opt = optax.adamw(1e-3)
