@@ -136,7 +136,6 @@ def test_a_forgotten_parameter_is_an_error_not_a_default(tmp_path):
     assert "'quick.steps'" in str(e.value) and "nothing" in str(e.value)
 
 
-
 def _quick_configs() -> dict:
     """``(sim, experiment) -> {config file name: parameters at quick scale}`` of every paper config."""
     out: dict = {}
