@@ -24,8 +24,6 @@ from theory import mdm_variance as th
 @dataclasses.dataclass(frozen=True)
 class TrainingParams(TransformerParams):
     seq_len: int = param(16, ge=4, doc="tokens per training window")
-    d_model: int = param(32, ge=8)
-    n_heads: int = param(2, ge=1)
     n_chars: int = param(400_000, ge=10_000, doc="characters of stdlib source to read")
     val_frac: float = param(0.1, gt=0, lt=0.5)
     batch: int = param(4, ge=1, smoke=4, doc="windows per step (a vmapped loop: a smoke run cuts it)")
