@@ -18,6 +18,34 @@ from claims import ledger
 
 H, F, I = "holds", "fails", "inconclusive"
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "mean_rel": (1e-12, "the mean of <= 40 doubles by a Python loop against statsmodels' numpy sum: the loop's "
+                        "worst case (n - 1) u sum|d| / |sum d| is 1.3e-13 for the 40 normal draws (small mean, "
+                        "wide spread) and <= 3.1e-15 for the other lists; measured 9.4e-16"),
+    "mean_abs": (1e-15, "an absolute floor for a mean near 0: the loop's rounding is <= (n - 1) u sum|d| / n, "
+                        "1.5e-17 for the eight differences of mean 0.005; measured max 2.1e-17 over the lists"),
+    "t_interval_rel": (1e-9, "margins and critical values from statsmodels' t interval ((mean - lo) / se) against "
+                             "the hand loop and scipy's t quantile, or tan(0.475 pi) (condition ~19) for 1 degree "
+                             "of freedom: a few roundings, the subtraction cancelling at most a factor ~2 here; "
+                             "measured max 9.9e-16 relative"),
+    "margin_abs": (1e-12, "an absolute floor for a margin gap / se that cancels near 0: gap is rounded to "
+                          "<= 1.1e-16 x 5.3 and se >= 0.0087 here, so < 7e-14; measured max 4.4e-16 absolute"),
+    "same_formula_rel": (1e-12, "code and test evaluate the same float64 expression (norm.ppf((1 + level) / 2), "
+                                "(p - 1/2) / sqrt(p (1 - p) / n), and gap / se on [1, 3] where mean 2 and SE 1 "
+                                "are exact): a few roundings at most; measured 0"),
+    "interval_end_probe": (1e-9, "a threshold placed this far (times max(1, |end|)) inside or outside an interval "
+                                 "end: the hand ends agree with statsmodels' to 2.2e-16 (Wilson) and 5.6e-17 "
+                                 "(Student t), measured, so the probe is unambiguously on its side"),
+    "three_significant_digits": (5e-3, "the TOST p-value is printed with '.3g': rounding to three significant "
+                                       "digits is off by <= 0.5 in the third digit, <= 5e-3 relative; measured "
+                                       "max 2.6e-3"),
+    "quoted_4_decimals": (1e-4, "Wilson's upper end for 0 of 20 at 95% is 0.16113, quoted as 0.1611 (2.5e-5 off)"),
+    "z_score_roundoff": (1e-12, "|estimate| / se and z - |estimate| / se of short decimals (0.76 / 0.1): one or two "
+                                "roundings of values <= 7.6, <= 2e-15; measured 0"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def dec(verdict, name="d"):
     return D.Decision(name, verdict)
@@ -310,9 +338,9 @@ def test_paired_against_a_hand_t_test(d, level, kind):
         gap = {"above": mean - thr, "below": thr - mean, "within": thr - abs(mean)}[kind]
         want = H if gap > t * se else F if gap < -t * se else I
         dd = D.paired("x", d, thr, kind, level)
-        assert dd.statistic == pytest.approx(mean, rel=1e-12, abs=1e-15)
-        assert dd.margin_se == pytest.approx(gap / se, rel=1e-9, abs=1e-12)
-        assert dd.critical == pytest.approx(t, rel=1e-9)
+        assert dd.statistic == pytest.approx(mean, rel=TOL["mean_rel"], abs=TOL["mean_abs"])
+        assert dd.margin_se == pytest.approx(gap / se, rel=TOL["t_interval_rel"], abs=TOL["margin_abs"])
+        assert dd.critical == pytest.approx(t, rel=TOL["t_interval_rel"], abs=0)
         assert dd.decision == want, (thr, gap / se, t)
 
 
@@ -321,7 +349,7 @@ def test_paired_against_a_hand_t_test(d, level, kind):
 def test_paired_on_both_sides_of_the_interval_ends(d, kind, edge):
     mean, se, t = hand_t(d, 0.95)
     lo, hi = mean - t * se, mean + t * se
-    tol = 1e-9 * max(1.0, abs(lo), abs(hi))
+    tol = TOL["interval_end_probe"] * max(1.0, abs(lo), abs(hi))
     end = lo if edge == "lo" else hi
     inside, outside = (end + tol, end - tol) if edge == "lo" else (end - tol, end + tol)
     decided = {("above", "lo"): H, ("above", "hi"): F, ("below", "lo"): F, ("below", "hi"): H}[kind, edge]
@@ -331,8 +359,9 @@ def test_paired_on_both_sides_of_the_interval_ends(d, kind, edge):
 
 def test_paired_two_seeds_are_not_two_standard_errors():
     d = D.paired("x", [1.0, 3.0], 0.0, "above")
-    assert d.margin_se == pytest.approx(2.0, rel=1e-12)
-    assert d.critical == pytest.approx(math.tan(0.475 * math.pi), rel=1e-9)  # t_{0.975, 1} = 12.706
+    assert d.margin_se == pytest.approx(2.0, rel=TOL["same_formula_rel"], abs=0)
+    # t_{0.975, 1} = 12.706
+    assert d.critical == pytest.approx(math.tan(0.475 * math.pi), rel=TOL["t_interval_rel"], abs=0)
     assert d.decision == I
 
 
@@ -344,7 +373,8 @@ def test_paired_within_reports_the_tost_p_and_holds_with_it(d):
         p = max(scipy.stats.t.sf((mean + thr) / se, n - 1), scipy.stats.t.cdf((mean - thr) / se, n - 1))
         dd = D.paired("x", d, thr, "within")
         reported = float(dd.test.rsplit("TOST p = ", 1)[1])
-        assert reported == pytest.approx(p, rel=5e-3)  # printed to 3 significant digits
+        # printed to 3 significant digits
+        assert reported == pytest.approx(p, rel=TOL["three_significant_digits"], abs=0)
         assert (dd.decision == H) == (p < 0.025)       # the 95% interval inside <=> TOST at 2.5% per side
 
 
@@ -412,7 +442,7 @@ def wilson(k, n, level):
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_proportion_against_a_hand_wilson_interval(k, n, level):
     lo, hi = wilson(k, n, level)
-    tol = 1e-9
+    tol = TOL["interval_end_probe"]  # the Wilson ends lie in [0, 1]
     for thr, above, below in ((lo - tol, H, F), (lo + tol, I, I), (hi - tol, I, I), (hi + tol, F, H)):
         if 0 <= thr <= 1:
             assert D.proportion("x", k, n, thr, "above", level).decision == above, (thr, lo, hi)
@@ -420,16 +450,17 @@ def test_proportion_against_a_hand_wilson_interval(k, n, level):
     d = D.proportion("x", k, n, 0.5, "above", level)
     p = k / n
     assert d.statistic == p and d.threshold == 0.5 and d.critical == pytest.approx(
-        scipy.stats.norm.ppf((1 + level) / 2), rel=1e-12)  # for reading; Wilson decides
+        scipy.stats.norm.ppf((1 + level) / 2), rel=TOL["same_formula_rel"], abs=0)  # for reading; Wilson decides
     se = math.sqrt(p * (1 - p) / n)
     want = (p - 0.5) / se if se else math.copysign(math.inf, p - 0.5)
-    assert d.margin_se == pytest.approx(want, rel=1e-12)
-    assert D.proportion("x", k, n, 0.5, "below", level).margin_se == pytest.approx(-want, rel=1e-12)
+    assert d.margin_se == pytest.approx(want, rel=TOL["same_formula_rel"], abs=0)
+    assert D.proportion("x", k, n, 0.5, "below", level).margin_se == pytest.approx(-want, rel=TOL["same_formula_rel"],
+                                                                                   abs=0)
 
 
 def test_proportion_is_wilson_not_wald_at_zero_successes():
     # 0 of 20: the Wald interval is [0, 0] and would put the rate below 0.1; Wilson's upper end is 0.161
-    assert wilson(0, 20, 0.95)[1] == pytest.approx(0.1611, abs=1e-4)
+    assert wilson(0, 20, 0.95)[1] == pytest.approx(0.1611, abs=TOL["quoted_4_decimals"])
     assert D.proportion("x", 0, 20, 0.1, "below").decision == I
     assert D.proportion("x", 0, 20, 0.2, "below").decision == H
 
@@ -467,10 +498,11 @@ def test_no_constructor_holds_on_a_non_finite_measurement(bad):
 def test_consistent_is_a_two_sided_z_test_of_zero_with_its_margin_in_se():
     consistent = D.consistent
     d = consistent("equal", -0.76, 0.1, 3.0)
-    assert d.decision == "fails" and d.statistic == pytest.approx(7.6, abs=1e-12)
-    assert d.margin_se == pytest.approx(3.0 - 7.6, abs=1e-12) and d.critical == 0.0 and d.threshold == 3.0
+    assert d.decision == "fails" and d.statistic == pytest.approx(7.6, abs=TOL["z_score_roundoff"])
+    assert d.margin_se == pytest.approx(3.0 - 7.6, abs=TOL["z_score_roundoff"])
+    assert d.critical == 0.0 and d.threshold == 3.0
     ok = consistent("equal", 0.25, 0.1, 3.0)
-    assert ok.decision == "holds" and ok.margin_se == pytest.approx(0.5, abs=1e-12)
+    assert ok.decision == "holds" and ok.margin_se == pytest.approx(0.5, abs=TOL["z_score_roundoff"])
     assert consistent("edge", 3.0, 1.0, 3.0).decision == "holds"  # |z| = 3 is still consistent at 3 SE
     assert consistent("exact", 0.0, 0.0, 3.0).decision == "holds"
     assert consistent("exact", 1e-9, 0.0, 3.0).decision == "fails"

@@ -29,6 +29,15 @@ CONFIGS = ["social_choice_ge_instance", "relu_dag_init_probability", "seesaw_lar
 # Arrays reduced across devices: equal to rounding only (see the module docstring).
 ROUNDING = {"mdm_variance_mirror": ("dec_",)}
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "cross_device_sum_rel": (1e-12, "the MDM decomposition's sums over 2048 sharded points are reordered on 4 "
+                                    "devices: a worst case of ~2048 u = 2.3e-13 relative for sums of like-signed "
+                                    "terms; measured max 9.2e-15 (dec_stats, quick scale, 1 vs 4 devices), far "
+                                    "below the standard errors of A, B, C (>= 3% relative)"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def _start(out: Path, devices: int) -> subprocess.Popen:
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "PBE_PROGRESS": "0",
@@ -50,7 +59,7 @@ def test_every_paper_is_bitwise_identical_on_one_and_four_devices(tmp_path):
             a, b = one[key], four[key]
             assert a.shape == b.shape and a.dtype == b.dtype, (name, key)
             if key.startswith(ROUNDING.get(name, ())):
-                np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, err_msg=f"{name}: {key}")
+                np.testing.assert_allclose(a, b, rtol=TOL["cross_device_sum_rel"], atol=0, err_msg=f"{name}: {key}")
             else:
                 assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), \
                     f"{name}: {key} differs between 1 and 4 devices"

@@ -31,6 +31,44 @@ from theory import nc_forgetting as th
 
 HYP = settings(max_examples=25, deadline=None, derandomize=True)
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "etf_gram": (1e-14, "the Gram matrix of an ETF built from a QR factor: sums of d <= 9 products of O(1) "
+                        "entries, a few eps = 2.2e-16 each (measured 6.7e-16)"),
+    "at_collapse": (1e-12, "NC metrics are 0 in exact arithmetic at an exact ETF: rounding of its construction "
+                           "leaves NC2 at ~eps (measured <= 2.3e-16) and the squared NC1 and NC3 at ~eps^2 "
+                           "(measured <= 5e-31); a 1% defect in one class's norm gives NC2 >= 3e-3"),
+    "reference_pinv_cutoff": (1e-10, "the reference pinv's rank cutoff relative to the largest eigenvalue of "
+                                     "Sigma_B: its null eigenvalues are rounding (<= 4.4e-16 relative) and the "
+                                     "real ones >= 6.7e-7 (both measured over 3000 draws of the test's "
+                                     "distribution), so the cutoff keeps exactly the K - 1 real directions"),
+    "reference_rel": (1e-10, "the reference forms Sigma_B = M~^T M~ / K, squaring cond(M~): its pinv errs by "
+                             "~cond(Sigma_B) eps, cond up to ~1e6 for these random means; measured over 3000 "
+                             "draws: NC1 9.1e-11, NC2 1.1e-14, NC3 7.8e-16 relative"),
+    "nc2_k2_rounding": (1e-14, "for K = 2 both NC2 metrics are 0 in exact arithmetic and each implementation "
+                               "leaves a few eps of rounding (measured <= 4.4e-16 over 3000 draws)"),
+    "global_offset": (1e-10, "features moved by an offset of 1000 are rounded to eps * 1000 = 2.2e-13 "
+                             "absolute against a class spread of ~0.5, ~4e-13 relative, summed over 200 "
+                             "samples (measured 2.9e-13); a rank mask fooled by the offset changes NC1 by O(1)"),
+    "few_roundings": (1e-15, "a hand example of small integers: the means, variances and 20 / 4 are exact in "
+                             "float64 (measured error 0); the value allows ~4 roundings of 1.1e-16"),
+    "svd_f64": (1e-12, "quantities of the float64 SVD of a <= 16 x 8 matrix of O(1) entries: backward error "
+                       "~max(m, n) eps ~ 4e-15 relative to the largest singular value, an exact 0 (a line's "
+                       "second axis, mu_G's part in S) becomes ~eps * |x|; measured <= 1.8e-15"),
+    "orthonormal": (1e-13, "Q^T Q - I for the right singular vectors of a 4 x 7 matrix: ~d eps = 1.6e-15 "
+                           "(measured 3.3e-16)"),
+    "reordered_sums": (1e-12, "the same float64 sums in another order or grouping (the probe's scaling folded "
+                              "into the head; pooled residual products weighted by priors in sklearn): "
+                              "~n eps relative over n <= 118 terms, <= 2.6e-14; measured <= 3.6e-15"),
+    "lda_lsqr": (1e-9, "sklearn solves the LDA system by least squares and we by Cholesky: both err by "
+                       "~cond(Sigma) eps <= 62 eps = 1.4e-14 relative to the largest weight, and the smallest "
+                       "weights are ~1e3 times smaller, so ~1.4e-11 elementwise (measured 1.2e-13)"),
+    "cholesky_vs_inverse": (1e-10, "a Cholesky solve against an explicit inverse of S with cond(S) = 92: both "
+                                   "err by ~cond(S) eps = 2e-14 relative to the largest entry (measured 4.1e-15 "
+                                   "elementwise)"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 # --------------------------------------------------------------------------------------------------
 # Helpers: an exact simplex ETF and a plain numpy reference for the NC metrics
@@ -63,7 +101,8 @@ def _nc_reference(x, y, W=None, b=None) -> dict:
     resid = np.concatenate([x[y == c] - means[i] for i, c in enumerate(classes)])
     sigma_w = resid.T @ resid / n
     sigma_b = mt.T @ mt / K
-    out = {"nc1": float(np.trace(sigma_w @ np.linalg.pinv(sigma_b, rtol=1e-10, hermitian=True)) / K)}
+    sigma_b_pinv = np.linalg.pinv(sigma_b, rtol=TOL["reference_pinv_cutoff"], hermitian=True)
+    out = {"nc1": float(np.trace(sigma_w @ sigma_b_pinv) / K)}
     norms = np.sqrt(np.array([mt[i] @ mt[i] for i in range(K)]))
     out["nc2_equinorm"] = float(np.std(norms) / np.mean(norms))
     devs = [abs(mt[i] @ mt[j] / (norms[i] * norms[j]) + 1 / (K - 1)) for i in range(K) for j in range(K) if i != j]
@@ -89,12 +128,12 @@ def _nc_reference(x, y, W=None, b=None) -> dict:
 def test_nc_metrics_vanish_on_an_exact_simplex_etf(K, extra_dims):
     x, y, mt = _collapsed(K, K + extra_dims, 3, seed=K)
     gram = mt @ mt.T  # the ETF itself: unit norms, cosines -1/(K-1)
-    np.testing.assert_allclose(gram, (K * np.eye(K) - 1) / (K - 1), atol=1e-14)
+    np.testing.assert_allclose(gram, (K * np.eye(K) - 1) / (K - 1), rtol=0, atol=TOL["etf_gram"])
     m = th.nc_metrics(x, y, mt, np.zeros(K))
     assert set(m) == {"nc1", "nc2_equinorm", "nc2_equiangular", "nc3", "nc4"}
     for name, value in m.items():
-        assert abs(value) < 1e-10, (name, value)
-    assert th.nc_metrics(x, y, 7.0 * mt, np.zeros(K))["nc3"] < 1e-10  # NC3 compares directions, not scale
+        assert abs(value) < TOL["at_collapse"], (name, value)
+    assert th.nc_metrics(x, y, 7.0 * mt, np.zeros(K))["nc3"] < TOL["at_collapse"]  # NC3 compares directions, not scale
     assert set(th.nc_metrics(x, y)) == {"nc1", "nc2_equinorm", "nc2_equiangular"}
 
 
@@ -102,7 +141,7 @@ def test_nc1_grows_with_within_class_noise():
     x, y, _ = _collapsed(4, 7, 10)
     z = np.random.default_rng(1).standard_normal(x.shape)
     values = [th.nc_metrics(x + s * z, y)["nc1"] for s in (0.0, 0.01, 0.1, 0.3)]
-    assert values[0] < 1e-12
+    assert values[0] < TOL["at_collapse"]
     assert all(b > 2 * a for a, b in itertools.pairwise(values)), values
     assert values[1] > 1e-6
 
@@ -117,7 +156,7 @@ def test_nc2_grows_with_unequal_norms_and_angles():
         assert m["nc2_equinorm"] > previous["nc2_equinorm"] + 1e-3
         assert m["nc2_equiangular"] > previous["nc2_equiangular"] + 1e-3
         previous = m
-    assert base["nc2_equinorm"] < 1e-12 and base["nc2_equiangular"] < 1e-12
+    assert base["nc2_equinorm"] < TOL["at_collapse"] and base["nc2_equiangular"] < TOL["at_collapse"]
 
 
 def test_nc3_grows_with_the_head_rotation_angle():
@@ -131,7 +170,7 @@ def test_nc3_grows_with_the_head_rotation_angle():
         R = np.eye(d) + np.sin(angle) * (np.outer(v, u) - np.outer(u, v)) \
             + (np.cos(angle) - 1) * (np.outer(u, u) + np.outer(v, v))
         values.append(th.nc_metrics(x, y, mt @ R.T, np.zeros(K))["nc3"])
-    assert values[0] < 1e-12
+    assert values[0] < TOL["at_collapse"]
     assert all(b > a + 1e-4 for a, b in itertools.pairwise(values)), values
 
 
@@ -146,7 +185,7 @@ def test_nc4_is_the_share_of_head_versus_nearest_centre_disagreements():
     # non-contiguous labels: row k of the head belongs to the k-th smallest label
     labels = np.array([2, 5, 9, 11, 40])
     m = th.nc_metrics(x, labels[y], mt, zero)
-    assert m["nc4"] == 0.0 and m["nc3"] < 1e-10
+    assert m["nc4"] == 0.0 and m["nc3"] < TOL["at_collapse"]
 
 
 def test_nc4_is_zero_at_exact_collapse_with_the_heads_bias_and_a_global_mean_off_the_origin():
@@ -162,7 +201,7 @@ def test_nc4_is_zero_at_exact_collapse_with_the_heads_bias_and_a_global_mean_off
     W = 2.5 * mt
     b = -W @ mu_g
     m = th.nc_metrics(x, y, W, b)
-    assert m["nc4"] == 0.0 and m["nc1"] < 1e-10 and m["nc3"] < 1e-10
+    assert m["nc4"] == 0.0 and m["nc1"] < TOL["at_collapse"] and m["nc3"] < TOL["at_collapse"]
     # without the bias, sample i of class c is called argmax_k w_k . x_i, which here is not always c
     # (counted by hand: the class whose centred mean points most along mu_G wins for some other classes)
     no_bias = np.argmax(x @ W.T, axis=1)
@@ -204,8 +243,8 @@ def test_nc_metrics_agree_with_a_plain_numpy_implementation(K, extra, per_class,
         if name == "nc4":
             assert ours[name] == ref[name]
         else:  # both NC2 metrics are 0 in exact arithmetic for K = 2 (mu~_2 = -mu~_1): rounding only
-            atol = 1e-14 if name.startswith("nc2") and K == 2 else 0.0
-            np.testing.assert_allclose(ours[name], ref[name], rtol=1e-10, atol=atol, err_msg=name)
+            atol = TOL["nc2_k2_rounding"] if name.startswith("nc2") and K == 2 else 0.0
+            np.testing.assert_allclose(ours[name], ref[name], rtol=TOL["reference_rel"], atol=atol, err_msg=name)
 
 
 def test_nc_metrics_match_the_reference_when_d_is_below_k():
@@ -215,7 +254,7 @@ def test_nc_metrics_match_the_reference_when_d_is_below_k():
     x = 3 * rng.standard_normal((6, 3))[y] + rng.standard_normal((30, 3))
     ours, ref = th.nc_metrics(x, y), _nc_reference(x, y)
     for name in ref:
-        np.testing.assert_allclose(ours[name], ref[name], rtol=1e-10)
+        np.testing.assert_allclose(ours[name], ref[name], rtol=TOL["reference_rel"])
 
 
 @pytest.mark.parametrize("offset", [100.0, 1000.0])
@@ -230,12 +269,12 @@ def test_nc_metrics_and_active_subspace_ignore_a_global_offset(offset):
     base, moved = th.nc_metrics(x, y), th.nc_metrics(x + offset, y)
     assert th.active_subspace(x + offset, y).shape == (d, K - 1)
     for name in base:
-        np.testing.assert_allclose(moved[name], base[name], rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(moved[name], base[name], rtol=TOL["global_offset"], err_msg=name)
 
 
 def test_nc1_vanishes_on_an_etf_away_from_the_origin():
     x, y, mt = _collapsed(5, 8, 3, seed=5, offset=True)
-    assert th.nc_metrics(x, y, mt, np.zeros(5))["nc1"] < 1e-10
+    assert th.nc_metrics(x, y, mt, np.zeros(5))["nc1"] < TOL["at_collapse"]
 
 
 def test_nc_metrics_refuse_bad_input():
@@ -280,7 +319,7 @@ def test_nc_metrics_refuse_bad_input():
 def test_snr_on_a_hand_example():
     a = np.array([[0.0, 0.0], [2.0, 0.0]])  # mean (1, 0), unbiased variances (2, 0)
     b = np.array([[5.0, 1.0], [5.0, 3.0]])  # mean (5, 2), unbiased variances (0, 2)
-    assert th.snr(a, b) == pytest.approx(20.0 / 4.0, rel=1e-15)
+    assert th.snr(a, b) == pytest.approx(20.0 / 4.0, rel=TOL["few_roundings"])
     assert th.snr(b, a) == th.snr(a, b)
     assert th.snr(a, a + 0.0) == 0.0
     assert th.snr(np.zeros((2, 3)), np.ones((3, 3))) == np.inf
@@ -297,12 +336,12 @@ def test_effective_rank_counts_equal_variance_axes(k):
     d = 8
     axes = np.linalg.qr(np.random.default_rng(k).standard_normal((d, d)))[0][:, :k]  # k orthonormal directions
     x = np.concatenate([axes.T, -axes.T]) + 4.0  # +-e_i: equal variance on k axes, none elsewhere
-    assert th.effective_rank(x) == pytest.approx(k, rel=1e-12)
+    assert th.effective_rank(x) == pytest.approx(k, rel=TOL["svd_f64"])
 
 
 def test_effective_rank_of_a_line_and_its_refusals():
     t = np.random.default_rng(0).standard_normal(20)
-    assert th.effective_rank(np.outer(t, [1.0, -2.0, 0.5]) + 1.0) == pytest.approx(1.0, abs=1e-12)
+    assert th.effective_rank(np.outer(t, [1.0, -2.0, 0.5]) + 1.0) == pytest.approx(1.0, abs=TOL["svd_f64"])
     unequal = np.diag([1.0, 0.1])  # two directions of unequal variance: strictly between 1 and 2
     assert 1.0 < th.effective_rank(np.concatenate([unequal, -unequal])) < 2.0
     with pytest.raises(ValueError, match="zero variance"):
@@ -315,10 +354,10 @@ def test_active_subspace_and_projection_norms():
     x, y, mt = _collapsed(4, 7, 3)
     q = th.active_subspace(x, y)
     assert q.shape == (7, 3)  # rank K - 1
-    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-13)
-    np.testing.assert_allclose(th.projection_norm(mt, q), np.linalg.norm(mt, axis=1), rtol=1e-12)
+    np.testing.assert_allclose(q.T @ q, np.eye(3), rtol=0, atol=TOL["orthonormal"])
+    np.testing.assert_allclose(th.projection_norm(mt, q), np.linalg.norm(mt, axis=1), rtol=TOL["svd_f64"])
     _, offset = _etf(4, 7, np.random.default_rng(0))
-    assert th.projection_norm(offset[None], q)[0] < 1e-12  # mu_G is outside S here
+    assert th.projection_norm(offset[None], q)[0] < TOL["svd_f64"]  # mu_G is outside S here
     with pytest.raises(ValueError, match="basis must be"):
         th.projection_norm(mt, q[:3])
 
@@ -362,7 +401,8 @@ def test_standardised_probe_is_the_scaler_pipeline(K):
     np.testing.assert_array_equal(head.predict(test), pipe.predict(test))
     logits = test @ head.weights.T + head.bias  # the scaling is folded into the head exactly
     dec = pipe.decision_function(test)
-    np.testing.assert_allclose(logits[:, 1] - logits[:, 0] if K == 2 else logits, dec, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(logits[:, 1] - logits[:, 0] if K == 2 else logits, dec, rtol=TOL["reordered_sums"],
+                               atol=TOL["reordered_sums"])
 
 
 def test_probe_refuses_bad_input():
@@ -382,17 +422,18 @@ def test_lda_head_is_sklearn_lda_lsqr(K):
     x, y, test = _labelled(K, 20 + K, per_class=25)
     x, y = x[: 25 * K - 7], y[: 25 * K - 7]  # unequal class sizes: priors matter
     ref = LinearDiscriminantAnalysis(solver="lsqr").fit(x, y)
-    np.testing.assert_allclose(th.pooled_covariance(x, y, ddof_per_class=0), ref.covariance_, rtol=1e-12)
+    np.testing.assert_allclose(th.pooled_covariance(x, y, ddof_per_class=0), ref.covariance_,
+                               rtol=TOL["reordered_sums"])
     exact = th.lda_head(x, y, ridge=0.0)
     np.testing.assert_array_equal(exact.predict(test), ref.predict(test))
     np.testing.assert_array_equal(th.lda_head(x, y).predict(test), ref.predict(test))
     assert len(set(ref.predict(test))) == K
     if K > 2:
-        np.testing.assert_allclose(exact.weights, ref.coef_, rtol=1e-9)
-        np.testing.assert_allclose(exact.bias, ref.intercept_, rtol=1e-9)
+        np.testing.assert_allclose(exact.weights, ref.coef_, rtol=TOL["lda_lsqr"])
+        np.testing.assert_allclose(exact.bias, ref.intercept_, rtol=TOL["lda_lsqr"])
     else:  # sklearn keeps the difference of the two classes
-        np.testing.assert_allclose(exact.weights[1] - exact.weights[0], ref.coef_[0], rtol=1e-9)
-        np.testing.assert_allclose(exact.bias[1] - exact.bias[0], ref.intercept_[0], rtol=1e-9)
+        np.testing.assert_allclose(exact.weights[1] - exact.weights[0], ref.coef_[0], rtol=TOL["lda_lsqr"])
+        np.testing.assert_allclose(exact.bias[1] - exact.bias[0], ref.intercept_[0], rtol=TOL["lda_lsqr"])
 
 
 def test_gaussian_head_with_the_identity_is_the_prior_weighted_nearest_mean():
@@ -417,9 +458,9 @@ def test_gaussian_head_matches_its_formula_and_refuses_bad_input():
     cov, means = A @ A.T + 0.1 * np.eye(4), rng.standard_normal((3, 4))
     head = th.gaussian_head(means, cov, [2.0, 1.0, 1.0])
     S_inv = np.linalg.inv(cov + 1e-6 * np.eye(4))
-    np.testing.assert_allclose(head.weights, means @ S_inv, rtol=1e-10)
+    np.testing.assert_allclose(head.weights, means @ S_inv, rtol=TOL["cholesky_vs_inverse"])
     np.testing.assert_allclose(head.bias, -0.5 * np.einsum("kd,de,ke->k", means, S_inv, means)
-                               + np.log([0.5, 0.25, 0.25]), rtol=1e-10)
+                               + np.log([0.5, 0.25, 0.25]), rtol=TOL["cholesky_vs_inverse"])
     np.testing.assert_array_equal(head.classes, [0, 1, 2])
     with pytest.raises(ValueError, match="priors"):
         th.gaussian_head(means, cov, [1.0, 0.0, 1.0])
@@ -431,11 +472,11 @@ def test_gaussian_head_matches_its_formula_and_refuses_bad_input():
 
 def test_radial_correction_and_mean_norm_ratio():
     means, centre = np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0])
-    np.testing.assert_allclose(th.radial_correction(means, centre, 0.5), [[1.5, 0.5], [0.5, 2.5]])
+    np.testing.assert_allclose(th.radial_correction(means, centre, 0.5), [[1.5, 0.5], [0.5, 2.5]], rtol=0, atol=0)
     y = np.repeat([0, 1], 2)
     a = np.array([[3.0, 1.0], [3.0, 1.0], [1.0, 4.0], [1.0, 4.0]])  # means (3, 1), (1, 4)
     b = np.array([[2.0, 1.0], [2.0, 1.0], [1.0, 2.0], [1.0, 2.0]])  # means (2, 1), (1, 2)
-    np.testing.assert_allclose(th.mean_norm_ratio(a, y, b, y, centre), [2.0, 3.0])
+    np.testing.assert_allclose(th.mean_norm_ratio(a, y, b, y, centre), [2.0, 3.0], rtol=0, atol=0)
     with pytest.raises(ValueError, match="scale must be positive"):
         th.radial_correction(means, centre, 0.0)
     with pytest.raises(ValueError, match="same classes"):
@@ -449,7 +490,7 @@ def test_labels_that_cannot_be_exact_integers_are_refused():
         th.nc_metrics(x, np.array([0, 2**63, 2**64 - 1], dtype=np.uint64)[y])
     with pytest.raises(ValueError, match="whole numbers"):
         th.nc_metrics(x, np.array([0.0, 1e20, 2e20])[y])  # 1e20 and 1e20 + 1 would merge
-    np.testing.assert_allclose(th.nc_metrics(x, y.astype(np.uint8))["nc1"], th.nc_metrics(x, y)["nc1"])
+    np.testing.assert_allclose(th.nc_metrics(x, y.astype(np.uint8))["nc1"], th.nc_metrics(x, y)["nc1"], rtol=0, atol=0)
 
 
 def test_complex_or_string_features_are_refused_by_name():

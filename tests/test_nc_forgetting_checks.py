@@ -21,6 +21,43 @@ from sklearn.preprocessing import StandardScaler
 
 from theory import nc_forgetting as th
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "few_roundings": (1e-15, "an O(1) result a few float64 roundings (1.1e-16 each) from an exact value: "
+                             "dyadic ratios, square roots of perfect squares, unit singular vectors of "
+                             "axis-aligned matrices (measured error 0)"),
+    "exact_data_sums": (1e-14, "float64 closed forms on small exact inputs against Fractions or a hand value: "
+                               "sums of <= 9 terms, a division, a 2 x 2 solve with cond <= 2.5 or Phi "
+                               "(slope <= 0.4) of such a value, <= ~20 roundings = 2.2e-15; measured "
+                               "<= 8.9e-16"),
+    "svd_entropy": (1e-13, "exp of the entropy of squared singular values of a 4 x 3 matrix: the SVD and "
+                           "the p log p sum each add a few eps, exp(H) with H <= log 2 barely amplifies "
+                           "(measured 0)"),
+    "ledoit_wolf_rel": (1e-12, "sklearn's Ledoit-Wolf and the loop form the same sums over n = 30 residuals "
+                               "in another order, ~n eps = 7e-15 relative (measured 3.7e-16)"),
+    "ledoit_wolf_abs": (1e-14, "the same for entries near 0: the rounding is relative to the largest "
+                               "entry, 9.2, and was measured at 8.9e-16 absolute"),
+    "decay_law_f64": (1e-10, "T1's law is exact in real arithmetic: float64 leaves "
+                             "decay_rounding_bound = 1e-14 (measured 1.6e-14, and 1.2e-15 with logits of "
+                             "1000); a rate 1 - eta lam / 2 instead of 1 - eta lam would deviate by 5e-3"),
+    "in_subspace": (1e-12, "the collapsed training features lie in S exactly; their part off S is the "
+                           "rounding of d = 4 term sums, ~d eps relative to the largest feature "
+                           "(measured 5.9e-16)"),
+    "genz_default_abseps": (3e-5, "Genz's randomised integration stops at the default abseps = 1e-5 per "
+                                  "orthant integral, 3 abseps allows that (here the rank-one Gram makes "
+                                  "scipy's integral one-dimensional: measured error 0)"),
+    "genz_abseps_1e8": (5e-8, "Genz's integration with abseps = 1e-8 against quadrature good to 2.5e-10: "
+                              "the error estimate is statistical, measured 1.2e-8 (seed 0) and up to 2.0e-8 "
+                              "over seeds 0-4, so 5 abseps"),
+    "probe_fold": (1e-10, "the probe's scaling folded into the head (weights up to 15 from a feature of "
+                          "scale 0.05) against sklearn's pipeline: ~d eps |w| |x| ~ 1e-13 on logits <= 7 "
+                          "(measured 5.3e-15)"),
+    "lda_ill_conditioned": (1e-10, "an explicit inverse against a Cholesky solve of S with cond(S) = 1.2e5 "
+                                   "(feature scales 1, 20, 0.05): both err by ~cond(S) eps = 2.7e-11 "
+                                   "relative (measured 4.3e-16)"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 # --------------------------------------------------------------------------------------------------
 # Checks, class statistics and covariances (inputs where a wrong bound, dtype or default shows)
@@ -86,9 +123,10 @@ def test_pooled_covariance_is_the_residual_sum_over_n_minus_k_by_default():
     ss = [[sum((v[i] - mean[c][i]) * (v[j] - mean[c][j]) for c, v in rows) for j in range(2)] for i in range(2)]
     x = np.array([v for _, v in rows], float)
     y = np.array([c for c, _ in rows])
-    np.testing.assert_allclose(th.pooled_covariance(x, y), [[float(e / 6) for e in r] for r in ss], rtol=1e-14)
+    np.testing.assert_allclose(th.pooled_covariance(x, y), [[float(e / 6) for e in r] for r in ss],
+                               rtol=TOL["exact_data_sums"])
     np.testing.assert_allclose(th.pooled_covariance(x, y, ddof_per_class=0), [[float(e / 9) for e in r] for r in ss],
-                               rtol=1e-14)
+                               rtol=TOL["exact_data_sums"])
 
 
 def _ledoit_wolf_2004(r):
@@ -115,7 +153,7 @@ def test_shrunk_covariance_is_ledoit_wolf_of_the_within_class_residuals():
     resid = np.array([x[i] - x[y == y[i]].mean(axis=0) for i in range(30)])
     want = _ledoit_wolf_2004(resid)
     got = th.shrunk_covariance(x, y)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, want, rtol=TOL["ledoit_wolf_rel"], atol=TOL["ledoit_wolf_abs"])
     raw = _ledoit_wolf_2004(x - x.mean(axis=0))  # the class means left in: another matrix
     assert np.max(np.abs(raw - want)) > 0.5
 
@@ -149,7 +187,7 @@ def test_the_rank_tolerance_is_relative_to_the_largest_singular_value_and_the_gl
         q = th.active_subspace(means[y], y)
         assert q.shape == (2, rank), small
         if rank == 1:
-            np.testing.assert_allclose(np.abs(q[:, 0]), [1.0, 0.0], atol=1e-15)
+            np.testing.assert_allclose(np.abs(q[:, 0]), [1.0, 0.0], rtol=0, atol=TOL["few_roundings"])
 
 
 def test_the_rank_mask_keeps_values_strictly_above_the_tolerance_and_at_most_k_minus_one():
@@ -186,8 +224,9 @@ def test_active_subspace_of_two_classes_off_the_origin():
     y = np.array([0, 0, 1, 1])
     q = th.active_subspace(x, y)
     assert q.shape == (2, 1)
-    np.testing.assert_allclose(np.abs(q[:, 0]), [1.0, 0.0], atol=1e-15)
-    np.testing.assert_allclose(np.abs(th.active_subspace(np.array([[2.0], [4.0], [7.0]]), [0, 0, 1])), [[1.0]])
+    np.testing.assert_allclose(np.abs(q[:, 0]), [1.0, 0.0], rtol=0, atol=TOL["few_roundings"])
+    np.testing.assert_allclose(np.abs(th.active_subspace(np.array([[2.0], [4.0], [7.0]]), [0, 0, 1])), [[1.0]],
+                               rtol=0, atol=TOL["few_roundings"])
     with pytest.raises(ValueError, match="at least two classes"):
         th.active_subspace(x, np.zeros(4, int))
 
@@ -205,7 +244,8 @@ def test_nc_metrics_head_of_unit_frobenius_norm_and_a_zero_centred_mean():
     W = np.array([[0.6, 0.0], [0.0, 0.8]])
     assert np.linalg.norm(W) == 1.0
     out = th.nc_metrics(x, y, W, np.zeros(2))
-    assert out["nc3"] == pytest.approx((0.6 - 0.5) ** 2 + 0.5**2 + 0.5**2 + (0.8 - 0.5) ** 2, rel=1e-14)
+    assert out["nc3"] == pytest.approx((0.6 - 0.5) ** 2 + 0.5**2 + 0.5**2 + (0.8 - 0.5) ** 2,
+                                         rel=TOL["exact_data_sums"])
     line = np.array([[-1.0], [-1.0], [0.0], [0.0], [1.0], [1.0]])  # the middle class sits at mu_G
     with pytest.raises(ValueError, match="exactly zero"):
         th.nc_metrics(line, np.repeat([0, 1, 2], 2))
@@ -255,9 +295,9 @@ def test_effective_rank_of_unequal_variances_and_an_exactly_zero_direction():
         p = np.array([a * a, b * b]) / (a * a + b * b)
         want = math.exp(-float(np.sum(p * np.log(p))))
         x = np.array([[a, 0.0], [-a, 0.0], [0.0, b], [0.0, -b]])
-        assert th.effective_rank(x) == pytest.approx(want, rel=1e-13)
+        assert th.effective_rank(x) == pytest.approx(want, rel=TOL["svd_entropy"])
         x3 = np.hstack([x, np.zeros((4, 1))])
-        assert th.effective_rank(x3) == pytest.approx(want, rel=1e-13)
+        assert th.effective_rank(x3) == pytest.approx(want, rel=TOL["svd_entropy"])
     assert th.effective_rank(np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]])) == 1.0  # two zero eigenvalues
     with pytest.raises(ValueError, match="at least 2 rows"):
         th.effective_rank(np.array([[1.0, 2.0]]))
@@ -280,10 +320,10 @@ def test_linear_feature_gd_defaults_are_plain_one_layer_gd():
     probes = np.random.default_rng(1).standard_normal((3, 5))
     out = th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], [0, 0, 0], eta=0.5, lam=0.02, steps=6,
                                probes=probes)
-    assert th.decay_error(out["perp"], 0.5, 0.02) < 1e-10 and np.all(out["perp"][0] > 1e-3)
+    assert th.decay_error(out["perp"], 0.5, 0.02) < TOL["decay_law_f64"] and np.all(out["perp"][0] > 1e-3)
     train = th.linear_feature_gd(m["X"], m["onehot"], m["V"], m["W"], m["b"], eta=0.5, lam=0.02, steps=1)
     assert train["perp"].shape == (2, 6) and train["rank"].tolist() == [2, 2]
-    assert np.max(train["perp"]) < 1e-12 * np.max(np.abs(m["X"] @ m["V"].T))
+    assert np.max(train["perp"]) < TOL["in_subspace"] * np.max(np.abs(m["X"] @ m["V"].T))
 
 
 def test_linear_feature_gd_refuses_each_bad_argument_alone():
@@ -312,7 +352,7 @@ def test_linear_feature_gd_is_stable_for_logits_in_the_hundreds():
     for W_, b in ((W, np.zeros(2)), (np.zeros((2, 3)), np.array([700.0, 700.0]))):
         out = th.linear_feature_gd(m["X"], m["onehot"], m["V"], W_, b, eta=0.5, lam=0.02, steps=4, probes=probes)
         assert np.all(np.isfinite(out["perp"]))
-        assert th.decay_error(out["perp"], 0.5, 0.02) < 1e-10
+        assert th.decay_error(out["perp"], 0.5, 0.02) < TOL["decay_law_f64"]
 
 
 def test_collapsed_linear_model_is_collapsed_by_default_and_noisy_with_the_stated_std():
@@ -322,7 +362,7 @@ def test_collapsed_linear_model_is_collapsed_by_default_and_noisy_with_the_state
     m = th.collapsed_linear_model(3, 4, 2, 5, np.random.default_rng(0))
     X = m["X"].reshape(3, 5, 4)
     np.testing.assert_array_equal(X, np.repeat(X[:, :1], 5, axis=1))
-    np.testing.assert_allclose(X[:, 0].sum(axis=0), 0.0, atol=1e-14)
+    np.testing.assert_allclose(X[:, 0].sum(axis=0), 0.0, atol=TOL["exact_data_sums"])
     for kw, noise in (({}, 0.3), ({"noise": 0.7}, 0.7)):
         m = th.collapsed_linear_model(4, 10, 3, 500, np.random.default_rng(1), collapsed=False, **kw)
         X = m["X"].reshape(4, 500, 10)
@@ -340,7 +380,7 @@ def test_decay_laws_on_paths_below_one():
     """Values in (0, 1) count like any other positive value: 0.8 -> 0.5 at upsilon = 1/2 deviates by
     0.5 / 0.4 - 1 = 1/4. decay_law_fit_error uses the probes positive at t0 only (a probe that is 0 at t0
     and positive later is skipped; one positive at t0 and 0 later deviates by 1)."""
-    assert th.decay_error(np.array([[0.8], [0.5]]), 0.5, 1.0) == pytest.approx(0.25, rel=1e-15)
+    assert th.decay_error(np.array([[0.8], [0.5]]), 0.5, 1.0) == pytest.approx(0.25, rel=TOL["few_roundings"])
     assert th.decay_law_fit_error(np.array([[1.0, 0.0], [0.5, 0.3]]), 0.5, 1.0) == 0.0
     assert th.decay_law_fit_error(np.array([[1.0, 0.5], [0.5, 0.0]]), 0.5, 1.0) == 1.0
 
@@ -373,9 +413,10 @@ def test_bayes_accuracy_two_general_classes_and_three_collinear_ones():
 
 
     got = th.bayes_accuracy_lda(np.array([[1.0, 0.5], [2.0, -1.0]]), np.array([[2.0, 0.3], [0.3, 1.0]]))
-    assert got == pytest.approx(norm.cdf(math.sqrt(6.4 / 1.91) / 2), abs=1e-14)
+    assert got == pytest.approx(norm.cdf(math.sqrt(6.4 / 1.91) / 2), abs=TOL["exact_data_sums"])
     want = (norm.cdf(0.5) + norm.cdf(1.0) - norm.cdf(-0.5) + norm.cdf(1.0)) / 3
-    assert th.bayes_accuracy_lda(np.array([[0.0], [1.0], [3.0]]), np.array([[1.0]])) == pytest.approx(want, abs=3e-5)
+    assert th.bayes_accuracy_lda(np.array([[0.0], [1.0], [3.0]]), np.array([[1.0]])) == pytest.approx(
+        want, abs=TOL["genz_default_abseps"])
 
 
 def test_bayes_accuracy_is_deterministic_with_seed_zero_by_default():
@@ -393,7 +434,7 @@ def test_bayes_accuracy_reaches_a_small_requested_error():
 
     want = quad(lambda t: norm.pdf(t) * norm.cdf(0.7 + t) ** 3, -12, 12, epsabs=1e-13)[0]
     got = th.bayes_accuracy_lda(0.7 * np.eye(4, 5), np.eye(5), abseps=1e-8)
-    assert got == pytest.approx(want, abs=5e-8)
+    assert got == pytest.approx(want, abs=TOL["genz_abseps_1e8"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -436,7 +477,7 @@ def test_probe_defaults_and_arguments_are_scikit_learns():
         assert np.sum(ref(C=0.01).predict(test) != early.predict(test)) > 10
         head = th.fit_probe(x, y, max_iter=3)
         np.testing.assert_allclose(test @ head.weights.T + head.bias, ref(max_iter=3).decision_function(test),
-                                   rtol=1e-10, atol=1e-10)
+                                   rtol=TOL["probe_fold"], atol=TOL["probe_fold"])
     half = th.fit_probe(x, y, C=0.5)
     np.testing.assert_array_equal(half.predict(test), ref(C=0.5).predict(test))
 
@@ -449,7 +490,8 @@ def test_gaussian_head_computes_in_float64_and_refuses_priors_of_another_length(
     head = th.gaussian_head(means, cov, p32, ridge=0.0)
     p = p32.astype(np.float64)
     w = means @ np.linalg.inv(cov)
-    np.testing.assert_allclose(head.bias, -0.5 * np.sum(w * means, axis=1) + np.log(p / p.sum()), rtol=1e-14)
+    np.testing.assert_allclose(head.bias, -0.5 * np.sum(w * means, axis=1) + np.log(p / p.sum()),
+                               rtol=TOL["exact_data_sums"])
     with pytest.raises(ValueError, match="priors must be"):
         th.gaussian_head(means, cov, [1.0])
 
@@ -466,9 +508,9 @@ def test_lda_head_uses_the_means_and_priors_it_is_given():
     priors = np.array([1.0, 3.0, 4.0])
     head = th.lda_head(x, y, means=means, priors=priors, ridge=1e-3)
     Si = np.linalg.inv(S)
-    np.testing.assert_allclose(head.weights, means @ Si, rtol=1e-10)
+    np.testing.assert_allclose(head.weights, means @ Si, rtol=TOL["lda_ill_conditioned"])
     np.testing.assert_allclose(head.bias, [-0.5 * m @ Si @ m + np.log(q / 8.0) for m, q in zip(means, priors)],
-                               rtol=1e-10)
+                               rtol=TOL["lda_ill_conditioned"])
     np.testing.assert_array_equal(head.classes, classes)
 
 
@@ -484,7 +526,7 @@ def test_radial_correction_and_mean_norm_ratio_refusals_and_a_general_ratio():
     y = np.repeat([0, 1], 2)
     a = np.array([[4.0, 5.0], [4.0, 5.0], [1.0, 4.0], [1.0, 4.0]])  # about (1, 1): norms 5, 3
     b = np.array([[3.0, 1.0], [3.0, 1.0], [1.0, 5.0], [1.0, 5.0]])  # norms 2, 4
-    np.testing.assert_allclose(th.mean_norm_ratio(a, y, b, y, [1, 1]), [2.5, 0.75], rtol=1e-15)
+    np.testing.assert_allclose(th.mean_norm_ratio(a, y, b, y, [1, 1]), [2.5, 0.75], rtol=TOL["few_roundings"])
     with pytest.raises(ValueError):
         th.mean_norm_ratio(a, y, b, y, ["a", "b"])
 

@@ -13,6 +13,27 @@ import pytest
 from sims import nc_forgetting as S
 from theory import nc_forgetting as th
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "one_step": (1e-14, "one GD step by matrix products against a per-sample loop: sums of <= 18 products "
+                        "of O(1) terms in another order, a few eps on entries <= 1 (measured <= 1.1e-16)"),
+    "one_step_bias": (1e-15, "the same for the bias, whose entries are <= 6.3e-3 (measured 3.9e-18)"),
+    "finite_difference": (1e-8, "central differences with h = 1e-6 on losses of size ~1: truncation "
+                                "h^2 |f^(3)| / 6 ~ 1e-13, rounding eps / h ~ 2e-10 per entry (measured 8.1e-11 "
+                                "on a spectral norm of ~0.1)"),
+    "few_roundings": (1e-15, "O(1) results a few float64 roundings from exact: the same division done twice, "
+                             "cosines and norm ratios of small integer rows and means (measured 0)"),
+    "shifted_centring": (1e-14, "centring rows shifted by 5 rounds each entry by ~eps * 5 = 1.1e-15 against "
+                                "unit-norm rows, a few of those in a cosine (measured 2.2e-16)"),
+    "stationary_span": (1e-9, "after 5000 steps the features are H = A + R / lambda with A in the span and "
+                              "||R|| / lambda = 1.4e-11 (the Weyl bound), a few e-12 of ||x||; measured "
+                              "4.4e-16 relative"),
+    "rank_cutoff": (1e-8, "matrix_rank's cutoff between the converged features' real singular values "
+                          "(>= 3.6; >= 0.057 without weight decay) and the rest (<= 8.2e-15, the rounding "
+                          "of values ~6 and the Weyl bound 3e-14): orders of magnitude from both"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 @pytest.mark.parametrize("n, K, til, cil", [(5, 2, 5, 9), (3, 4, 9, 11), (4, 3, 8, 11), (1, 7, 6, 6)])
 def test_head_rank_bound_is_the_papers_formula(n, K, til, cil):
@@ -59,9 +80,9 @@ def test_one_step_matches_a_per_sample_loop(multi_head):
         gb += g / N
     out = th.multihead_ufm_gd(n, K, d, m, np.random.default_rng(5), multi_head=multi_head, eta=eta,
                               lam_features=lf, lam_head=lw, steps=1)
-    np.testing.assert_allclose(out["features"], Hn, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(out["weights"], W - eta * gW, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(out["bias"], -eta * gb, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out["features"], Hn, rtol=0, atol=TOL["one_step"])
+    np.testing.assert_allclose(out["weights"], W - eta * gW, rtol=0, atol=TOL["one_step"])
+    np.testing.assert_allclose(out["bias"], -eta * gb, rtol=0, atol=TOL["one_step_bias"])
 
 
 def _finite_difference_residual(out, n, K, lam, multi_head, h=1e-6):
@@ -94,8 +115,8 @@ def test_residual_and_weyl_bound_off_stationarity(multi_head):
     out = th.multihead_ufm_gd(n, K, 8, 2, np.random.default_rng(3), multi_head=multi_head, eta=0.4,
                               lam_features=lam, lam_head=lam, steps=30)
     R = _finite_difference_residual(out, n, K, lam, multi_head)
-    assert out["residual_norm"] == pytest.approx(np.linalg.norm(R, 2), abs=1e-8)
-    assert out["weyl_bound"] == pytest.approx(out["residual_norm"] / lam, rel=1e-15)
+    assert out["residual_norm"] == pytest.approx(np.linalg.norm(R, 2), abs=TOL["finite_difference"])
+    assert out["weyl_bound"] == pytest.approx(out["residual_norm"] / lam, rel=TOL["few_roundings"])
     assert out["residual_norm"] > 1e-3  # not yet stationary: the certificate is not vacuous
     r = 4 if multi_head else 5
     s = np.linalg.svd(out["features"], compute_uv=False)
@@ -116,13 +137,13 @@ def test_converged_features_lie_in_their_heads_row_differences():
         basis = (rows[1:] - rows[0]).T  # [d, K - 1]
         x = H[y // K == t].T
         coef = np.linalg.lstsq(basis, x, rcond=None)[0]
-        assert np.linalg.norm(basis @ coef - x) < 1e-9 * np.linalg.norm(x)
-    assert np.linalg.matrix_rank(H, tol=1e-8) == 5
+        assert np.linalg.norm(basis @ coef - x) < TOL["stationary_span"] * np.linalg.norm(x)
+    assert np.linalg.matrix_rank(H, tol=TOL["rank_cutoff"]) == 5
     cil = th.multihead_ufm_gd(n, K, d, m, np.random.default_rng(0), multi_head=False, **kw)
-    assert np.linalg.matrix_rank(cil["features"], tol=1e-8) == 9
+    assert np.linalg.matrix_rank(cil["features"], tol=TOL["rank_cutoff"]) == 9
     free = th.multihead_ufm_gd(n, K, d, m, np.random.default_rng(0), multi_head=True, eta=0.5, lam_features=0.0,
                                lam_head=0.0, steps=500)
-    assert np.linalg.matrix_rank(free["features"], tol=1e-8) == 30 and math.isinf(free["weyl_bound"])
+    assert np.linalg.matrix_rank(free["features"], tol=TOL["rank_cutoff"]) == 30 and math.isinf(free["weyl_bound"])
 
 
 @pytest.mark.parametrize("kw, match", [({"n_tasks": 0}, "n_tasks >= 1"), ({"classes_per_task": 1}, "n_tasks >= 1"),
@@ -175,7 +196,8 @@ def test_minority_collapse_stats_on_collinear_rows():
     x, y = _four_classes()
     W = np.array([[1.0, 0, 0], [1.0, 0, 0], [-1.0, 1.0, 0], [-1.0, -1.0, 0]])
     cos, ratio = th.minority_collapse_stats(W, x, y, [0, 1])
-    assert cos == pytest.approx(1.0, abs=1e-15) and ratio == pytest.approx(1 / 3, abs=1e-15)
+    assert cos == pytest.approx(1.0, abs=TOL["few_roundings"]) and ratio == pytest.approx(
+        1 / 3, abs=TOL["few_roundings"])
 
 
 def test_minority_collapse_stats_centres_the_rows():
@@ -188,7 +210,8 @@ def test_minority_collapse_stats_centres_the_rows():
     x = np.concatenate([means + 0.5, means - 0.5])
     y = np.tile(np.arange(3), 2)
     cos, ratio = th.minority_collapse_stats(W, x, y, [0, 1])
-    assert cos == pytest.approx(-0.5, abs=1e-14) and ratio == pytest.approx(math.sqrt(2) / 2, abs=1e-14)
+    assert cos == pytest.approx(-0.5, abs=TOL["shifted_centring"]) and ratio == pytest.approx(
+        math.sqrt(2) / 2, abs=TOL["shifted_centring"])
 
 
 @pytest.mark.parametrize("minority, match", [([0], "at least two minority"), ([0, 1, 2, 3], "at least two minority"),

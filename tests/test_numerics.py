@@ -20,6 +20,25 @@ from theory import numerics as nx
 
 EPS = 2.0**-52  # float64 machine epsilon, written out
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "one_rounding": (1e-15, "a float64 value and the same quantity rounded once more differ by at most one "
+                            "unit in the last place, 2.2e-16 relative"),
+    "few_roundings": (1e-14, "binomial_se's sqrt(p (1 - p) / n) takes four float64 roundings, at most "
+                             "~9e-16 relative; a wrong formula (n - 1, a missing sqrt) is off by >= 1e-3"),
+    "gap_ratio": (1e-12, "a singular-value ratio, recomputed from the same float64 singular values by a "
+                         "differently ordered expression: a few roundings, far below the 1e3 spread of the "
+                         "gaps a wrong index would pick"),
+    "cholesky_rel": (1e-9, "Cholesky factors of two backward-stable implementations agree to about "
+                           "sqrt(cond A) * p * eps; after the diagonal shift these A have cond <= ~1e4, so "
+                           "<= 1e-12 relative, and a wrong pivot or a skipped row is O(1)"),
+    "cholesky_abs": (1e-12, "for entries of L near zero, the same bound taken absolutely: entries are <= ~2, "
+                            "so roundoff is below 2 * sqrt(1e4) * 7 * eps = 3e-13"),
+    "backward_stable_factor": (10, "a backward-stable SPD solve errs by at most ~cond * p * eps relative; "
+                                   "ten times that covers the constant of the bound (Higham, Thm 10.4)"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 # ---------------------------------------------------------------------------------------------------
 # Hand references
@@ -197,7 +216,7 @@ def test_exact_rank_refuses(matrix, kw, exc):
 def test_gap_rank_hand_values(s, rank, gap):
     r, g = nx.gap_rank(s)
     assert isinstance(r, int) and r == rank
-    assert g == gap if math.isinf(gap) else g == pytest.approx(gap, rel=1e-12)
+    assert g == gap if math.isinf(gap) else g == pytest.approx(gap, rel=TOL["gap_ratio"])
 
 
 def test_gap_rank_of_a_low_rank_product():
@@ -207,18 +226,18 @@ def test_gap_rank_of_a_low_rank_product():
     r, g = nx.gap_rank(np.linalg.svd(a, compute_uv=False))
     assert r == 3 and g > 1e10
     s = np.linalg.svd(a + 1e-9 * noise, compute_uv=False)
-    assert nx.gap_rank(s) == (3, pytest.approx(s[2] / s[3], rel=1e-12))  # the perturbation shows in the gap
+    assert nx.gap_rank(s) == (3, pytest.approx(s[2] / s[3], rel=TOL["gap_ratio"]))  # the perturbation shows in the gap
     # noise at 1e-6: s_6 / (s_1 eps n) = 5e7 beats s_3 / s_4 = 8e5, so the largest gap says full rank;
     # callers must state the gap they require (docstring), the rank alone does not say "3 plus noise"
     s = np.linalg.svd(a + 1e-6 * noise, compute_uv=False)
     assert s[2] / s[3] < s[5] / (s[0] * EPS * 6)
-    assert nx.gap_rank(s) == (6, pytest.approx(s[5] / (s[0] * EPS * 6), rel=1e-12))
+    assert nx.gap_rank(s) == (6, pytest.approx(s[5] / (s[0] * EPS * 6), rel=TOL["gap_ratio"]))
 
 
 def test_gap_rank_takes_exact_and_huge_values_as_float64():
     # Fractions and integers beyond int64 (object arrays without the float64 conversion) are ranked like
     # their float64 values
-    assert nx.gap_rank([Fraction(1), Fraction(1, 10**9)]) == (1, pytest.approx(1e9, rel=1e-15))
+    assert nx.gap_rank([Fraction(1), Fraction(1, 10**9)]) == (1, pytest.approx(1e9, rel=TOL["one_rounding"]))
     assert nx.gap_rank([2**70, 2**10]) == (1, 2.0**60)
 
 
@@ -239,8 +258,8 @@ def test_gap_rank_refuses_non_finite(bad):
 ])
 def test_binomial_se_exact(p, n, exact):
     want = float(sympy.sqrt(sympy.Rational(p) * (1 - sympy.Rational(p)) / n))
-    assert want == pytest.approx(float(exact), rel=1e-15)
-    assert nx.binomial_se(p, n) == pytest.approx(want, rel=1e-14, abs=0)
+    assert want == pytest.approx(float(exact), rel=TOL["one_rounding"])
+    assert nx.binomial_se(p, n) == pytest.approx(want, rel=TOL["few_roundings"], abs=0)
 
 
 @pytest.mark.parametrize("p, n", [(-0.1, 10), (1.1, 10), (2.0, 10), (float("nan"), 10), (0.5, 0), (0.5, -3)])
@@ -252,7 +271,7 @@ def test_binomial_se_refuses(p, n):
 
 def test_zero_count_upper_is_the_rule_of_three_and_covers_the_exact_bound():
     for n in (1, 10, 300, 12345):
-        assert nx.zero_count_upper(n) == pytest.approx(3 / n, rel=1e-15)
+        assert nx.zero_count_upper(n) == pytest.approx(3 / n, rel=TOL["one_rounding"])
     for n in range(1, 2001):
         exact = 1 - 0.05 ** (1 / n)  # the one-sided 95% Clopper-Pearson bound for 0 of n
         assert nx.zero_count_upper(n) >= exact
@@ -414,14 +433,14 @@ def test_cholesky_and_solves_match_lapack(p):
     A = np.stack([_spd(rng, p, cond) for cond in (1.0, 1e3, 1e6)])            # [3, p, p]
     b = rng.normal(size=(3, p)) * 3.0
     L, ok = jax.jit(jax.vmap(nx.cholesky))(jnp.asarray(A))
-    np.testing.assert_allclose(np.asarray(L), np.linalg.cholesky(A), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(L), np.linalg.cholesky(A), rtol=TOL["cholesky_rel"], atol=TOL["cholesky_abs"])
     assert np.all(np.asarray(ok))
     want = np.linalg.solve(A, b[..., None])[..., 0]
     x = jax.jit(jax.vmap(nx.spd_solve))(jnp.asarray(A), jnp.asarray(b))
     y = jax.jit(jax.vmap(nx.chol_solve))(L, jnp.asarray(b))
     for cond, got, got2, ref in zip((1.0, 1e3, 1e6), np.asarray(x), np.asarray(y), want):
         # a backward-stable solve: relative error at most ~ cond * p * eps (1e-10 at cond 1e6, p 7)
-        tol = 10 * cond * p * np.finfo(float).eps
+        tol = TOL["backward_stable_factor"] * cond * p * np.finfo(float).eps
         assert np.linalg.norm(got - ref) <= tol * np.linalg.norm(ref)
         assert np.linalg.norm(got2 - ref) <= tol * np.linalg.norm(ref)
 

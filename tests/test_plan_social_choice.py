@@ -13,6 +13,14 @@ from sims import plan
 
 SIZES, NARROW, S, DIM = (2000, 4000), (1000,), 2, 3
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "fixed_flops": (0.01, "the FLOPs that do not grow with N (the d x d solves, the seed's key; measured 2 small - "
+                          "big = 827 of small = 794827) pull big / small below 2 by 5.2e-4 relative here; 1% "
+                          "leaves ~20x room, and a count growing as N log N instead of N would be 9% off"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def _config(tmp_path):
     p = tmp_path / "social_choice_coverage.yaml"
@@ -47,7 +55,7 @@ def test_coverage_fit_flops_follow_the_sample_count(coverage_plan):
     small, big = (stages[f"map_seeds(coverage.fit[main, N={n}])"].cost.flops for n in SIZES)
     # Every operation of a fit is over the 2N comparison rows except the d x d solves (d = 3) and the
     # seed's key: doubling N doubles the FLOPs up to those (below 1% here).
-    assert big / small == pytest.approx(2.0, rel=0.01)
+    assert big / small == pytest.approx(2.0, rel=TOL["fixed_flops"])
     # Independent count from the shapes: per seed, rows Z [2N, d]; the Gram matrix of the contested rows and
     # the Newton Hessian (once in the loop, once after it) are each a [d, 2N] @ [2N, d] product, 2 (2N) d^2
     # FLOPs; per call, ceil(S / 8) seeds per device (conftest.batch_calls).

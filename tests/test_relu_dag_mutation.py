@@ -23,6 +23,42 @@ from theory import relu_dag as R
 from theory.relu_dag import checks
 from theory.relu_dag import sweeps as S
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "lp_forced_margin": (1e-9, "HiGHS's min s_e on a 0/+-1 system is exact to rounding: measured exactly 0 when not "
+                               "forced, and when forced a positive c(S), >= 9.3e-3 over every LP these tests solve "
+                               "(>= 1 on the integer worked examples)"),
+    "zero_sum": (1e-12, "c(C) = 0 is decided on the sweeps' integer c, whose sums are exact; 1e-12 relative to "
+                        "1 + |c| would also absorb float c's rounding (|C| eps), while a non-zero sum is >= 1"),
+    "root_near_u0": (1e-14, "u is brentq's root to rtol 4 eps (8.9e-16 at u ~ 1) of a G computed to ~2e-16 with "
+                            "|G'(1)| = 0.5, so u0 - u is 4t up to ~3e-15 (measured 3.2e-17); tightened from 2e-12, "
+                            "which exceeded 4t itself and let a root off by the bracket's 1e-12 pass"),
+    "law_long_times": (1e-7, "the root is found to brentq's rtol 4 eps and G ~ 1/u is conditioned ~1, so G is "
+                             "right to ~1e-15 relative (measured <= 1.8e-16); the bug this caught (absolute xtol "
+                             "2e-12 with u ~ 5e-13) put G off by a factor 2.5"),
+    "asymptote_long": (0.05, "u (2t) - 1 ~ (ln 2t + G(u0)) / 2t, the next term of u ~ 1/(2t): 5.2e-4 at t = 1e4 "
+                             "(measured), smaller beyond; a u off by a factor 2 misses by 1"),
+    "asymptote_t500": (0.5, "the same next term at t = 500, (ln 1000 + 0.54) / 1000 = 7.4e-3 (measured), where 2t "
+                            "is not yet >> G(u0) and the term is 14x larger than at t = 1e4"),
+    "lp_point_residual": (1e-12, "HiGHS's point of a 0/+-1 system, B s = c, is exact up to the rounding of c's "
+                                 "magnitude (measured <= 2.8e-17 relative, 0 on the integer and the unique-point "
+                                 "cases); lp_point itself would accept up to 1e-9 relative"),
+    "cut_off_point": (1e-12, "sqrt of an LP vertex of the 0/+-1 system squared back and summed over <= 3 edges of "
+                             "size <= 1.5: a few roundings (measured <= 2.2e-16); a wrong cut-off set misses c by "
+                             ">= 0.5"),
+    "float_balance": (1e-14, "the float balance of sqrt(s) over exact s rounds s, the sqrt and each square and sums "
+                             "<= 14 terms: <= ~45 eps relative to 1 + |c| (measured 1.2e-15), while a corrupted "
+                             "point is off by > 1e-3"),
+    "recomputed_same": (1e-6, "the test repeats the sweep's own float operations on the same matrix and points "
+                              "(measured: equal to the last bit); 1e-6 is a 'same number' check, and reporting "
+                              "another case's value or another index is off by orders of magnitude"),
+    "recomputed_zero": (1e-18, "absolute floor of that check for a worst balance error of exactly 0, far below the "
+                               "~1e-15 the errors have when non-zero"),
+    "path_on_H": (1e-8, "orthant_classes' own join rule (|B~ theta^2 - c| < 1e-8); the paths are convex "
+                        "combinations in theta^2 of exact LP vertices, residual measured 4.4e-16"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 # --------------------------------------------------------------------------------------------------
 # Independent oracles (no theory/relu_dag code)
 # --------------------------------------------------------------------------------------------------
@@ -54,7 +90,7 @@ def _lp_forced(G, c):
         obj[j] = 1.0
         res = linprog(obj, A_eq=B, b_eq=cv, bounds=[(0, None)] * len(edges), method="highs")
         assert res.status == 0  # Proposition 3: P(c) is never empty
-        forced |= {e} if res.fun > 1e-9 else set()
+        forced |= {e} if res.fun > TOL["lp_forced_margin"] else set()
     return forced
 
 
@@ -64,7 +100,7 @@ def _has_singular(G, c):
     cv = np.array([float(c[v]) for v in hidden])
     for k in range(1, len(hidden) + 1):
         for idx in itertools.combinations(range(len(hidden)), k):
-            if abs(cv[list(idx)].sum()) > 1e-12 * (1 + np.abs(cv).sum()):
+            if abs(cv[list(idx)].sum()) > TOL["zero_sum"] * (1 + np.abs(cv).sum()):
                 continue
             C = {hidden[i] for i in idx}
             if _feasible(B, cv, [(0, 0) if (a in C) ^ (b in C) else (0, None) for a, b in edges]):
@@ -185,7 +221,7 @@ def test_chain_law_u_tiny_time_is_just_below_u0(t):
     1e-12 relative of u0 and must still be found (a bracket that stops short of u0 loses it)."""
     u0 = 1.0
     u = R.chain_law_u([t], u0)[0]
-    assert u <= u0 and u0 - u < 4 * t + 2e-12
+    assert u <= u0 and u0 - u < 4 * t + TOL["root_near_u0"]
 
 
 # 1e8 and 1e12 caught a real bug: brentq's default absolute xtol (2e-12) left u ~ 5e-13 off by a factor 2.5.
@@ -198,8 +234,8 @@ def test_chain_law_u_long_times_solve_the_law(t):
     u = R.chain_law_u([t], u0)[0]
     target = _G_mp(u0) + 2 * mpmath.mpf(t)
     assert 0 < u < u0
-    assert abs(_G_mp(u) - target) / target < 1e-7
-    assert abs(u * (2 * t) - 1) < 0.05 * (1 if t > 1e3 else 10)   # u ~ 1/(2t) once 2t >> G(u0)
+    assert abs(_G_mp(u) - target) / target < TOL["law_long_times"]
+    assert abs(u * (2 * t) - 1) < (TOL["asymptote_long"] if t > 1e3 else TOL["asymptote_t500"])  # u ~ 1/(2t)
 
 
 def test_chain_law_u_accepts_exact_real_times():
@@ -251,7 +287,8 @@ def test_lp_point_feasible_infeasible_and_scaled():
     for c in ([1.0, -2.0, 0.5], [0.0, 0.0, 0.0], [-1e6, 3e6, 2e6], [0.3, -0.7, 0.1]):
         s = R.lp_point(B.astype(np.int64), np.array(c))
         assert s is not None and s.shape == (4,) and np.all(s >= 0)
-        np.testing.assert_allclose(B @ s, c, rtol=0, atol=1e-12 * max(1.0, np.abs(c).max()))
+        scale = max(1.0, np.abs(c).max())           # relative to |c|, with a unit floor for c = 0
+        np.testing.assert_allclose(B @ s, c, rtol=0, atol=TOL["lp_point_residual"] * scale)
     assert R.lp_point(np.array([[-1, -1]]), np.array([1.0])) is None
     assert R.lp_point(np.array([[1, -1], [0, 1]]), np.array([0.0, -1.0])) is None
     np.testing.assert_array_equal(R.lp_point(np.array([[1, -1]]), np.array([0.0])) @ np.array([1, -1]), 0.0)
@@ -264,14 +301,14 @@ def test_lp_point_unique_point_empty_rows_and_inexact_scale():
     s >= 0 is a point. (3) c of size ~3e6 with non-integer entries: the residual of HiGHS' point is
     ~1e-10 absolute, accepted because the tolerance is relative to |c| (an absolute 1e-15 would not)."""
     s = R.lp_point(np.array([[1, -1], [-1, 0]]), np.array([-1.0, 0.0]))
-    np.testing.assert_allclose(s, [0.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(s, [0.0, 1.0], atol=TOL["lp_point_residual"])
     s = R.lp_point(np.zeros((0, 2), np.int64), np.zeros(0))
     assert s is not None and s.shape == (2,) and np.all(s >= 0)
     _, _, B = _incidence(R.errata_chain())
     c = np.array([-1234567.891, 3456789.123, 2e6 + 1 / 3])
     s = R.lp_point(B.astype(np.int64), c)
     assert s is not None and np.all(s >= 0)
-    np.testing.assert_allclose(B @ s, c, rtol=1e-12)
+    np.testing.assert_allclose(B @ s, c, rtol=TOL["lp_point_residual"])
 
 
 def test_no_bottleneck_dag_top_up_only_adds_forward_edges(monkeypatch):
@@ -335,7 +372,7 @@ def test_cut_off_point_unique_case_and_general_case():
     G = R.chain_graph(2)
     info = R.structure(G)
     th = R.cut_off_point(G, info, {"h1": -1, "h2": 1}, {"h1", "h2"})
-    np.testing.assert_allclose(th, [0.0, 1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(th, [0.0, 1.0, 0.0], atol=TOL["cut_off_point"])
     for G, c, C in ((R.worked_examples()[-12][1], {"h1": 0, "h2": 1.5}, {"h1"}),
                     (R.errata_chain(), {"h1": -1, "h2": 1, "h3": 0.5}, {"h1", "h2"})):
         info = R.structure(G)
@@ -344,7 +381,7 @@ def test_cut_off_point_unique_case_and_general_case():
         d = dict(zip(info.edges, th))
         assert all(d[(a, b)] == 0 for a, b in edges if (a in C) != (b in C))
         np.testing.assert_allclose(B @ np.array([d[e] for e in edges]) ** 2, [c[v] for v in hidden],
-                                   atol=1e-12)
+                                   atol=TOL["cut_off_point"])
     assert any(d[(a, b)] > 0 for a, b in edges if a in C and b in C)   # internal edges carry the flow
 
 
@@ -370,8 +407,9 @@ def test_feasibility_sweep_counts(monkeypatch):
         worst = max(worst, max(abs(b[k] - float(c[v])) / (1 + abs(float(c[v])))
                                for k, v in enumerate(hidden)))
     assert out["cases"] == 8 and out["certified_exactly"] == 8 and out["lp_feasible"] == 8
-    assert 0 <= out["float_balance_rel_err"] < 1e-14
-    assert out["float_balance_rel_err"] == pytest.approx(worst, rel=1e-6, abs=1e-18)
+    assert 0 <= out["float_balance_rel_err"] < TOL["float_balance"]
+    assert out["float_balance_rel_err"] == pytest.approx(worst, rel=TOL["recomputed_same"],
+                                                               abs=TOL["recomputed_zero"])
     assert out["controls"] == {"input": (0, 3), "output": (0, 3)}
 
 
@@ -465,7 +503,7 @@ def test_component_count_sweep_counts(monkeypatch):
     assert out["table_rows_matching"] == out["n_table"] == 32
     assert out["random_dags_3_methods_agree"] == out["n_rand"] == 3
     assert out["orthant_classes"] == out["predicted_classes"] == want
-    assert out["wrong_joins"] == 0 and out["wrong_splits"] == 0 and 0 <= out["path_residual"] < 1e-8
+    assert out["wrong_joins"] == 0 and out["wrong_splits"] == 0 and 0 <= out["path_residual"] < TOL["path_on_H"]
     cases = [a[:2] for a, _, _ in calls]
     # the cases are our worked examples: chain at c = (0, 1) and (-1, 1), the chain with skip x->y at
     # (0, 1), the chain at c = 0, and our own skip chain at c = (-0.3, 0.5, -0.1)
@@ -517,7 +555,7 @@ def test_singular_sweep_counts(monkeypatch):
         sv = np.linalg.svd(2 * B * np.array([th[e] for e in edges])[None, :], compute_uv=False)
         if 0 < r < len(sv):
             gaps.append(sv[r - 1] / max(sv[r], 1e-300))
-    assert gaps and out["min_singular_value_gap"] == pytest.approx(min(gaps), rel=1e-6)
+    assert gaps and out["min_singular_value_gap"] == pytest.approx(min(gaps), rel=TOL["recomputed_same"])
     assert out["min_singular_value_gap"] > 1e6
     assert {k: out[k] for k in n} == n
 

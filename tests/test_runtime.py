@@ -21,6 +21,28 @@ from sims import runtime
 REPO = Path(__file__).resolve().parent.parent
 WORKER = str(REPO / "tests" / "_sweep_worker.py")
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "sum_order": (1e-12, "a mean over 13 or 37 seeds summed in another order (per-device partial sums, the psum "
+                         "across devices or processes, numpy's pairwise sum): <= n eps times the cancellation "
+                         "sum|x| / |sum x| <= ~8 here, <= 7e-14 (measured <= 4.1e-16)"),
+    "chan_se": (1e-9, "the SE by Chan's combination of per-device (count, mean, M2) against another device count or "
+                      "numpy's two-pass: ~n eps with mean / sd <= ~2, no cancellation (measured equal); the "
+                      "1e8-mean case below shows where cancellation starts to cost"),
+    "same_program": (1e-12, "per-seed risk paths of the same 64-step program run on another process: the same bits "
+                            "in practice (measured equal), 1e-12 allows a different compile of it"),
+    "big_mean": (1e-14, "a mean of <= 256 values near 1e8 summed in another order, no cancellation: ~log2(256) eps "
+                        "(measured <= 4.5e-16)"),
+    "big_mean_se": (1e-6, "values 1e8 + 1e-3 z carry ulp(1e8) = 1.5e-8, 1.5e-5 of their spread; Chan's combination "
+                          "against numpy's two-pass then differs by <= 7.8e-10 (measured, meshes 1, 3, 8), while "
+                          "E[x^2] - mean^2 cancels to 0"),
+    "vmap_vs_single": (1e-14, "the same per-item arithmetic (a 4-term dot, tanh) run vmapped, chunked or alone: "
+                              "XLA may vectorise tanh differently, a few ulp (measured equal)"),
+    "fma_contraction": (1e-12, "XLA's level 3 fuses multiply-adds, moving last bits: measured draws 3.5e-16, 64-step "
+                               "risk paths 1.1e-15, means 2.2e-16"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def _start(out, sizes, env_extra, n_proc=1):
     """Start the sweep worker (``n_proc`` processes of one run) writing ``out``; :func:`_finish` collects it."""
@@ -85,8 +107,8 @@ def test_results_agree_across_device_counts(eight):
     first = eight[0]
     for n in (2, 4, 8):
         np.testing.assert_array_equal(first[f"paths{n}"], first["paths1"])
-        np.testing.assert_allclose(first[f"mean{n}"], first["mean1"], rtol=1e-12, atol=0)
-        np.testing.assert_allclose(first[f"se{n}"], first["se1"], rtol=1e-9, atol=0)
+        np.testing.assert_allclose(first[f"mean{n}"], first["mean1"], rtol=TOL["sum_order"], atol=0)
+        np.testing.assert_allclose(first[f"se{n}"], first["se1"], rtol=TOL["chan_se"], atol=0)
 
 
 def test_reruns_are_bit_identical(eight):
@@ -111,8 +133,8 @@ def test_seed_draws_do_not_depend_on_sweep_size():
 def test_mean_over_seeds_matches_numpy():
     vals = runtime.map_seeds(lambda k: jax.random.normal(k, (2,)), 5, 37)
     mean, se = runtime.mean_over_seeds(lambda k: jax.random.normal(k, (2,)), 5, 37)
-    np.testing.assert_allclose(mean, vals.mean(0), rtol=1e-12)
-    np.testing.assert_allclose(se, vals.std(0, ddof=1) / np.sqrt(37), rtol=1e-9)
+    np.testing.assert_allclose(mean, vals.mean(0), rtol=TOL["sum_order"])
+    np.testing.assert_allclose(se, vals.std(0, ddof=1) / np.sqrt(37), rtol=TOL["chan_se"])
 
 
 def test_float64_is_on():
@@ -142,8 +164,8 @@ def test_two_process_distributed_run_matches_one_process(tmp_path, eight):
     first = eight[0]
     assert int(two["process_count"]) == 2 and int(two["device_count"]) == 2
     np.testing.assert_array_equal(two["draws2"], first["draws1"])
-    np.testing.assert_allclose(two["paths2"], first["paths1"], rtol=1e-12, atol=0)
-    np.testing.assert_allclose(two["mean2"], first["mean1"], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(two["paths2"], first["paths1"], rtol=TOL["same_program"], atol=0)
+    np.testing.assert_allclose(two["mean2"], first["mean1"], rtol=TOL["sum_order"], atol=0)
 
 
 def _big_mean_small_spread(k):
@@ -156,8 +178,8 @@ def test_mean_over_seeds_stderr_survives_a_large_mean(n_seeds):
     """Default mesh: the standard error matches numpy's two-pass std(ddof=1)/sqrt(n) to rel 1e-6."""
     vals = runtime.map_seeds(_big_mean_small_spread, 7, n_seeds)
     mean, se = runtime.mean_over_seeds(_big_mean_small_spread, 7, n_seeds)
-    np.testing.assert_allclose(mean, vals.mean(0), rtol=1e-14)
-    np.testing.assert_allclose(se, vals.std(0, ddof=1) / np.sqrt(n_seeds), rtol=1e-6)
+    np.testing.assert_allclose(mean, vals.mean(0), rtol=TOL["big_mean"])
+    np.testing.assert_allclose(se, vals.std(0, ddof=1) / np.sqrt(n_seeds), rtol=TOL["big_mean_se"])
     assert np.all(se > 0)
 
 
@@ -167,6 +189,7 @@ import numpy as np
 from sims import runtime
 runtime.setup()
 import jax
+from tests.test_runtime import TOL
 assert jax.device_count() == 8
 fn = lambda k: 1e8 + 1e-3 * jax.random.normal(k, (3,))
 for n in (256, 250, 13, 3, 1):  # 3: five of the eight devices hold only padded seeds
@@ -176,8 +199,8 @@ for n in (256, 250, 13, 3, 1):  # 3: five of the eight devices hold only padded 
         mean, se = runtime.mean_over_seeds(fn, 7, n, mesh=mesh)
         want = vals.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(3)
         assert np.all(np.isfinite(mean)) and np.all(np.isfinite(se)), (n, size, mean, se)
-        np.testing.assert_allclose(mean, vals.mean(0), rtol=1e-14, err_msg=f"n={n} size={size}")
-        np.testing.assert_allclose(se, want, rtol=1e-6, err_msg=f"n={n} size={size}")
+        np.testing.assert_allclose(mean, vals.mean(0), rtol=TOL["big_mean"], err_msg=f"n={n} size={size}")
+        np.testing.assert_allclose(se, want, rtol=TOL["big_mean_se"], err_msg=f"n={n} size={size}")
 print("ok")
 """
 
@@ -270,7 +293,7 @@ def test_map_batch_equals_a_python_loop():
     for i in range(5):
         one = _per_item(jax.tree.map(lambda a, i=i: a[i], batch), 0.25)
         np.testing.assert_array_equal(out["draw"][i], np.asarray(one["draw"]))
-        np.testing.assert_allclose(out["value"][i], np.asarray(one["value"]), rtol=1e-14)
+        np.testing.assert_allclose(out["value"][i], np.asarray(one["value"]), rtol=TOL["vmap_vs_single"])
         assert out["index"][i] == 2 * batch["seed"][i]
     # an item's output does not depend on the rest of the batch
     part = runtime.map_batch(_per_item, jax.tree.map(lambda a: a[1:3], batch), 0.25)
@@ -289,7 +312,7 @@ def test_map_batch_per_device_runs_in_calls_of_that_many_entries(monkeypatch):
     whole = runtime.map_batch(_per_item, batch, 0.25)
     np.testing.assert_array_equal(out["draw"], whole["draw"])
     np.testing.assert_array_equal(out["index"], whole["index"])
-    np.testing.assert_allclose(out["value"], whole["value"], rtol=1e-14, atol=0)
+    np.testing.assert_allclose(out["value"], whole["value"], rtol=TOL["vmap_vs_single"], atol=0)
     with pytest.raises(ValueError, match="per_device"):
         runtime.map_batch(_per_item, batch, 0.25, per_device=0)
     with pytest.raises(TypeError, match="per_device"):
@@ -408,7 +431,7 @@ def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
     assert set(runtime.CPU_OPT_FLAGS) <= set(str(first["xla_flags"]).split())
     assert "--xla_backend_optimization_level=3" in str(opt3["xla_flags"]).split()
     for k in set(opt3) - {"xla_flags", "device_count", "process_count"}:
-        np.testing.assert_allclose(opt3[k], first[k], rtol=1e-12, atol=0, err_msg=k)
+        np.testing.assert_allclose(opt3[k], first[k], rtol=TOL["fma_contraction"], atol=0, err_msg=k)
 
 
 def test_a_heavy_compiled_function_keeps_full_optimisation_on_the_cpu(monkeypatch):

@@ -18,6 +18,59 @@ from scipy.optimize import minimize
 from theory import social_choice as sc
 from theory.social_choice.rows import to_fraction
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "printed_3_decimals": (5e-4, "the expected value is our number printed to 3 decimals (1.403 deg): the true "
+                                 "value lies within half a unit of the last digit"),
+    "printed_4_decimals": (5e-5, "the expected value is printed to 4 decimals (-0.0488): half a unit of the "
+                                 "last digit"),
+    "printed_5_decimals": (5e-6, "the expected theta is printed to 5 decimals (0.99970, 0.02448): half a unit "
+                                 "of the last digit"),
+    "nelder_mead_angle_deg": (1e-5, "a float64 loss is flat to roundoff within ~sqrt(eps) = 1.5e-8 of its "
+                                    "minimiser, so Nelder-Mead fixes the angle only that well: measured "
+                                    "2.0e-6 deg at worst on these settings, 1e-5 is 5x that"),
+    "nelder_mead_theta": (1e-6, "Nelder-Mead on theta of a float64 loss stops within ~sqrt(eps) of the "
+                                "minimiser: measured 1.7e-8 (penalised fits) and 7.1e-9 (Newton's BTL fit) "
+                                "on these inputs; a gradient off by a constant factor moves the optimum far more"),
+    "loss_sum_roundoff": (1e-14, "a weighted sum of 4 rows of log1p(exp(-m)) or max(0, 1 - m), each term a few "
+                                 "roundings: <= ~10 eps = 2e-15 relative (measured 0)"),
+    "normalised_sum": (1e-15, "k = 3 weights divided by their float64 sum add back to 1 within ~2k roundings, "
+                              "<= 7e-16 (measured <= 2.2e-16 for k <= 9 over 50 keys)"),
+    "mc_z": (4, "the mean of 240 half-normal draws misses its expectation 0.15 sqrt(2/pi) by more than 4 of its "
+                "standard errors with probability 6e-5 (measured -1.6 SE with these keys)"),
+    "one_rounding": (1e-15, "the value is at most one float64 rounding from the reference (a sum of two weights, "
+                            "math.degrees), 1.1e-16 relative; measured 0"),
+    "same_fit": (1e-12, "theta is uniform_coverage_fit's own output for the same voters and loss, the same "
+                        "deterministic computation (measured difference 0)"),
+    "matrix_roundoff": (1e-12, "N Cov = H^-1 G H^-1 of 2 x 2 matrices with entries <= 10 is symmetric up to a few "
+                               "roundings, ~1e-14 (measured 8.9e-16); its eigenvalues are 3.7 and 8.9, so a "
+                               "negative one beyond roundoff would be a real loss of semi-definiteness"),
+    "lp_duality_gap": (1e-9, "HiGHS ends at an optimal basis whose primal and dual objectives agree up to "
+                             "simplex roundoff: measured gap 1.6e-13 at loss 13.4, so 1e-9 (1 + loss) is ~1e5x "
+                             "that and still far below the loss"),
+    "radius_recomputed": (1e-3, "the radius is |g| / mu with |g| at rounding level, recomputed here in other "
+                                "coordinates: the two agree to measured 5.2e-5 relative (~1e-4, see the "
+                                "comment), so 1e-3 is ~20x that"),
+    "rounding_level_radius": (1e-10, "|g| bound ~8e-14 (rounding inflation) over mu ~0.38 gives radius 2.0e-13 "
+                                     "(measured); 1e-10 is ~500x, while an unconverged fit's radius is set by "
+                                     "its gradient, not by roundoff"),
+    "quad_sandwich_theta": (1e-8, "theta* by fsolve (xtol 1e-13) on quad integrals (epsrel 1e-12) against the "
+                                  "module's quadrature-row fit: the references bound it near 1e-12 and it "
+                                  "measures 5.1e-15 relative, so this value is loose"),
+    "mc_sandwich": (3e-2, "G and the Gaussian mean by 2^16 Monte Carlo draws: relative error measured 0.4-0.9% "
+                          "over seeds 2-7 (~0.6% SD), so 3% is ~5 SD; exp's l' in BTL's G reads 2.29, not 0.363"),
+    "highs_objective": (1e-12, "HiGHS's objective at the optimal vertex of an LP with small rational data, "
+                               "a few roundings from the exact value 4 (measured exact)"),
+    "brentq_theta": (1e-12, "brentq solves the optimality condition to xtol 1e-15 and the fit stops at "
+                            "rounding-level |g|: they agree to measured 4.4e-16 at theta_1 = 2.2"),
+    "radius_large_margin": (1e-12, "with the inflation at rounding level the certified radius is |g| bound / mu, "
+                                   "measured 6.5e-14 (both radii); 1e-12 is ~15x that"),
+    "inflation_eps": (40 * 2.0**-52, "fit_certificate's inflation is 4 (p + 2)(1 + sqrt p) eps sum_j w_j "
+                                     "|l'_j| |z_j|; with |l'| <= 1 and a factor 10 to spare the allowed bound is "
+                                     "40 eps per unit of (p + 2)(1 + sqrt p) sum_j w_j |z_j|"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def test_norm_budget_instance_is_the_example_and_refuses_outside_it():
     """Hollender & Kraiczy's example typed in: a = (1, 0), b = (0, 0), c = (-delta, delta), one voter
@@ -40,9 +93,9 @@ def test_norm_budget_example_numbers():
     """Our computation of the example (not printed in the paper): 1.403 deg, theta = (0.99970, 0.02448),
     r(c) = -0.0488 < r(b) = 0; L2 penalties 1, 0.1, 0.01 still rank b above c."""
     f = sc.unit_norm_fit(0.1, 0.05)
-    assert f.angle_deg == pytest.approx(1.403, abs=5e-4)
-    np.testing.assert_allclose(f.theta, [0.99970, 0.02448], atol=5e-6)
-    assert f.rewards[2] == pytest.approx(-0.0488, abs=5e-5) and f.margin_cb_bracket < 0
+    assert f.angle_deg == pytest.approx(1.403, abs=TOL["printed_3_decimals"])
+    np.testing.assert_allclose(f.theta, [0.99970, 0.02448], atol=TOL["printed_5_decimals"])
+    assert f.rewards[2] == pytest.approx(-0.0488, abs=TOL["printed_4_decimals"]) and f.margin_cb_bracket < 0
     for lam in (1.0, 0.1, 0.01):
         assert sc.penalised_fit(lam) @ [-0.05, 0.05] < 0
     v, L = sc.unconstrained_ray()
@@ -64,11 +117,11 @@ def test_norm_budget_fits_against_a_direct_minimisation_at_other_settings():
         f = sc.unit_norm_fit(eps, delta)
         res = minimize(lambda p: _example_loss(np.array([math.cos(p[0]), math.sin(p[0])]), delta),
                        [0.0], method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-15})
-        assert f.angle_deg == pytest.approx(math.degrees(res.x[0]), abs=1e-5)
+        assert f.angle_deg == pytest.approx(math.degrees(res.x[0]), abs=TOL["nelder_mead_angle_deg"])
         for lam in (1.0, 0.1):
             want = minimize(lambda t: _example_loss(t, delta) + lam * t @ t, [0.5, 0.0], method="Nelder-Mead",
                             options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 20000}).x
-            np.testing.assert_allclose(sc.penalised_fit(lam, eps, delta), want, atol=1e-6)
+            np.testing.assert_allclose(sc.penalised_fit(lam, eps, delta), want, atol=TOL["nelder_mead_theta"])
     assert sc.unit_norm_fit().angle_deg == sc.unit_norm_fit(0.1, 0.05).angle_deg  # the example's defaults
 
 
@@ -84,8 +137,8 @@ def test_loss_value_of_exact_rows_and_fraction_theta_by_hand():
     ws = [float(x) for x in rows.w]
     btl = sum(w * math.log1p(math.exp(-m)) for w, m in zip(ws, margins))
     hinge = sum(w * max(0.0, 1.0 - m) for w, m in zip(ws, margins))
-    assert sc.loss_value(rows, theta, "btl") == pytest.approx(btl, rel=1e-14)
-    assert sc.loss_value(rows, theta, "hinge") == pytest.approx(hinge, rel=1e-14)
+    assert sc.loss_value(rows, theta, "btl") == pytest.approx(btl, rel=TOL["loss_sum_roundoff"])
+    assert sc.loss_value(rows, theta, "hinge") == pytest.approx(hinge, rel=TOL["loss_sum_roundoff"])
 
 
 def test_random_profile_edges_and_the_compromise_voters():
@@ -93,14 +146,14 @@ def test_random_profile_edges_and_the_compromise_voters():
     e_j + |N(0, 0.15^2)|: over 40 draws the off-diagonal entries average 0.15 sqrt(2/pi) = 0.1197 (within
     4 SE) and every entry sits at or above the identity's."""
     X, V, w = sc.random_profile(jax.random.key(0), "generic", n=3, k=3)
-    assert X.shape == (3, 3) and V.shape == (3, 3) and w.sum() == pytest.approx(1.0)
+    assert X.shape == (3, 3) and V.shape == (3, 3) and w.sum() == pytest.approx(1.0, rel=TOL["normalised_sum"])
     off = []
     for s in range(40):
         _, V, _ = sc.random_profile(jax.random.key(s), "compromise")
         assert np.all(V - np.eye(3) >= 0)
         off.extend((V - np.eye(3))[~np.eye(3, dtype=bool)])
     off = np.array(off)
-    assert abs(off.mean() - 0.15 * math.sqrt(2 / math.pi)) < 4 * off.std(ddof=1) / math.sqrt(off.size)
+    assert abs(off.mean() - 0.15 * math.sqrt(2 / math.pi)) < TOL["mc_z"] * off.std(ddof=1) / math.sqrt(off.size)
 
 
 def test_pmc_ranking_is_none_and_not_feasible_without_a_strict_transitive_majority():
@@ -138,12 +191,12 @@ def test_asymptotic_angle_constant_reports_its_documented_fields():
     V = np.array([[1.0, 0.2], [0.3, 1.0]])
     r = sc.asymptotic_angle_constant(V, [0.7, 0.3], n_mc=2**12)
     assert set(r) == {"c_rad", "c_deg", "theta", "cov"}
-    assert r["c_rad"] > 0 and r["c_deg"] == pytest.approx(math.degrees(r["c_rad"]), rel=1e-15)
-    np.testing.assert_allclose(r["theta"], sc.uniform_coverage_fit(V, [0.7, 0.3]).theta, rtol=1e-12)
+    assert r["c_rad"] > 0 and r["c_deg"] == pytest.approx(math.degrees(r["c_rad"]), rel=TOL["one_rounding"])
+    np.testing.assert_allclose(r["theta"], sc.uniform_coverage_fit(V, [0.7, 0.3]).theta, rtol=TOL["same_fit"])
     C = np.asarray(r["cov"])
     assert C.shape == (2, 2)
-    np.testing.assert_allclose(C, C.T, atol=1e-12)
-    assert np.linalg.eigvalsh(C).min() > -1e-12
+    np.testing.assert_allclose(C, C.T, atol=TOL["matrix_roundoff"])
+    assert np.linalg.eigvalsh(C).min() > -TOL["matrix_roundoff"]
 
 
 def test_pair_rows_mark_only_doubly_voted_differences_as_contested():
@@ -152,7 +205,7 @@ def test_pair_rows_mark_only_doubly_voted_differences_as_contested():
     for exact in (False, True):
         r = sc.pair_rows([[1, 0], [0, 1]], [[1, 0.5], [-1, 0.5]], [0.7, 0.3], exact=exact)
         np.testing.assert_array_equal(np.asarray(r.Z, np.float64), [[1, 0], [0, 1], [-1, 0]])
-        np.testing.assert_allclose(np.asarray(r.w, np.float64), [0.7, 1.0, 0.3], rtol=1e-15)
+        np.testing.assert_allclose(np.asarray(r.w, np.float64), [0.7, 1.0, 0.3], rtol=TOL["one_rounding"])
         np.testing.assert_array_equal(r.contested, [True, False, True])
 
 
@@ -164,7 +217,7 @@ def test_fit_rows_reports_a_zero_duality_gap_and_a_complete_certificate():
     g = sc.ge_instance()
     rows = sc.comparison_rows(g.candidates, g.voters, g.weights)
     hinge = sc.fit_rows(rows, "hinge")
-    assert hinge.value > 0.1 and abs(hinge.duality_gap) < 1e-9 * (1 + hinge.value)
+    assert hinge.value > 0.1 and abs(hinge.duality_gap) < TOL["lp_duality_gap"] * (1 + hinge.value)
     btl = sc.fit_rows(rows, "btl")
     cert = sc.fit_certificate(jnp.asarray(rows.Z), jnp.asarray(rows.w), jnp.asarray(btl.theta), "btl")
     assert set(cert) >= {"grad_norm", "grad_bound", "mu0", "mu", "ball", "radius"}
@@ -173,8 +226,8 @@ def test_fit_rows_reports_a_zero_duality_gap_and_a_complete_certificate():
     # The radius is |g| / mu with |g| ~ 1e-13, rounding noise recomputed here in the original coordinates
     # (fit_rows certifies in a basis of the rows' span): the two agree to ~1e-4 relative, not to 1e-12, and
     # an absolute floor would hide them altogether.
-    assert c["radius"] <= c["ball"] and c["radius"] == pytest.approx(btl.radius, rel=1e-3, abs=0)
-    assert 0 < c["radius"] < 1e-10
+    assert c["radius"] <= c["ball"] and c["radius"] == pytest.approx(btl.radius, rel=TOL["radius_recomputed"], abs=0)
+    assert 0 < c["radius"] < TOL["rounding_level_radius"]
 
 
 def test_comparison_rows_of_one_vote_and_of_no_vote():
@@ -235,8 +288,8 @@ def test_asymptotic_angle_constant_matches_the_sandwich_integrated_by_quad(loss)
     V, w = [[1.0, 0.2], [0.3, 1.0], [-0.4, 1.0]], [0.5, 0.3, 0.2]
     th, c = _angle_constant_by_quad(V, w, loss)
     r = sc.asymptotic_angle_constant(V, w, loss=loss, n_mc=2**16, seed=1)
-    np.testing.assert_allclose(r["theta"], th, rtol=1e-8)
-    assert r["c_rad"] == pytest.approx(c, rel=3e-2)
+    np.testing.assert_allclose(r["theta"], th, rtol=TOL["quad_sandwich_theta"])
+    assert r["c_rad"] == pytest.approx(c, rel=TOL["mc_sandwich"])
 
 
 def test_hinge_exact_falls_back_to_a_tighter_tolerance_for_a_nearly_tight_row():
@@ -249,7 +302,7 @@ def test_hinge_exact_falls_back_to_a_tighter_tolerance_for_a_nearly_tight_row():
                  dtype=object)
     w = np.array([Fraction(1), Fraction(3), Fraction(3), Fraction(1), Fraction(1)], dtype=object)
     c = sc.hinge_exact(sc.Rows(Z, w, -np.ones((5, 2), np.int64), np.zeros(5, bool)))
-    assert c.value == 4 and c.theta == (1, 1) and c.float_value == pytest.approx(4.0, rel=1e-12)
+    assert c.value == 4 and c.theta == (1, 1) and c.float_value == pytest.approx(4.0, rel=TOL["highs_objective"])
 
 
 def test_fit_certificate_bound_covers_the_rounding_of_a_margin():
@@ -275,7 +328,7 @@ def test_sampled_rows_jax_flags_only_pairs_voted_both_ways():
     np.testing.assert_array_equal(np.asarray(both), [False, False, False, False])
     _, W, both = sc.sampled_rows_jax(jnp.asarray([[1.0, -1.0]]), jnp.asarray([[1.0, 0.5], [-1.0, 0.5]]),
                                      jnp.asarray([0.7, 0.3]))
-    np.testing.assert_allclose(np.asarray(W), [0.7, 0.3], rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(W), [0.7, 0.3], rtol=TOL["one_rounding"])
     np.testing.assert_array_equal(np.asarray(both), [True, True])
 
 
@@ -296,7 +349,7 @@ def test_newton_fit_defaults_to_btl():
     ref = minimize(lambda t: float(np.sum(w * np.logaddexp(0.0, -Z @ t))), np.zeros(2), method="Nelder-Mead",
                    options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 4000}).x
     theta, _, _ = sc.newton_fit(jnp.asarray(Z), jnp.asarray(w))
-    np.testing.assert_allclose(np.asarray(theta), ref, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(theta), ref, atol=TOL["nelder_mead_theta"])
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -322,7 +375,7 @@ def test_pair_rows_exact_path_sums_the_weights_in_fractions():
     assert rq.Z.tolist() == [[1, 0], [0, 1], [-1, 0]]
     r = sc.pair_rows([[1, 0], [0, 1]], [[1, 0.5], [-1, 0.5]], [2 / 3, 1 / 3])
     assert r.Z.dtype == np.float64 and r.w.dtype == np.float64
-    np.testing.assert_allclose(r.w, [2 / 3, 1.0, 1 / 3], rtol=1e-15)
+    np.testing.assert_allclose(r.w, [2 / 3, 1.0, 1 / 3], rtol=TOL["one_rounding"])
 
 
 def test_fit_certificate_inflation_stays_at_rounding_level_with_a_large_margin():
@@ -338,10 +391,10 @@ def test_fit_certificate_inflation_stays_at_rounding_level_with_a_large_margin()
     fit = sc.fit_rows(sc.Rows(Z, w, -np.ones((5, 2), np.int64), np.ones(5, bool)), "btl")
     s = lambda x: 1.0 / (1.0 + math.exp(-x))
     t1 = optimize.brentq(lambda t: 0.9 * s(-t) - 0.1 * s(t) + 0.02 * s(-20 * t), 0.0, 5.0, xtol=1e-15)
-    np.testing.assert_allclose(fit.theta, [t1, 0.0], atol=1e-12)
+    np.testing.assert_allclose(fit.theta, [t1, 0.0], atol=TOL["brentq_theta"])
     cert = sc.fit_certificate(jnp.asarray(Z), jnp.asarray(w), jnp.asarray(fit.theta), "btl")
     c = {k: float(v) for k, v in cert.items()}
-    eps = np.finfo(np.float64).eps
-    allowed = 40 * 4 * (1 + math.sqrt(2)) * eps * float(np.sum(w * np.linalg.norm(Z, axis=1)))
+    p = Z.shape[1]
+    allowed = TOL["inflation_eps"] * (p + 2) * (1 + math.sqrt(p)) * float(np.sum(w * np.linalg.norm(Z, axis=1)))
     assert 0 <= c["grad_bound"] - c["grad_norm"] <= allowed
-    assert c["radius"] < 1e-12 and fit.radius < 1e-12
+    assert c["radius"] < TOL["radius_large_margin"] and fit.radius < TOL["radius_large_margin"]

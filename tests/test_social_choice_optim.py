@@ -22,6 +22,54 @@ from theory.social_choice import coverage
 LOSSES = {"btl": lambda m: np.logaddexp(0.0, -m), "exp": lambda m: np.exp(-m),
           "hinge": lambda m: np.maximum(0.0, 1.0 - m)}
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "quadrature_reference": (1e-10, "uniform_loss and the references (quad at epsrel 1e-13, a 60 x 120 "
+                                    "Gauss-Legendre product rule) are each accurate to ~1e-13: measured "
+                                    "2.5e-14 at worst; a wrong E[sign | t] past a breakpoint moves the loss "
+                                    "by O(0.1)"),
+    "fit_1d": (1e-10, "the 1-D fit's finite-difference Newton stops at gradient 2.1e-13 and lands 7.1e-13 from "
+                      "the quad/brentq root (both measured), ~150x below this"),
+    "fd_hessian": (4e-8, "mu comes from a central-difference Hessian with step 1e-3 |theta|, truncation "
+                         "O(h^2): measured 1.7e-8 relative; twice the step errs ~7e-8"),
+    "weight_sum": (1e-14, "numpy's pairwise sum of <= 8000 positive weights, each one rounding from its exact "
+                          "value, errs by <= ~25 eps = 5.5e-15 relative (measured <= 2.2e-16)"),
+    "gauss_moment": (1e-14, "96 Gauss-Legendre nodes per half-circle integrate the smooth x exactly up to "
+                            "roundoff of a 192-term weighted sum: measured 6.7e-16"),
+    "eigmin_bound": (1e-9, "the bound is 0.999 e less 4 (p + 1) eps max|A_ii| = 2.7e-14, with e the Rayleigh "
+                           "value after 8 inverse-iteration steps: measured 9.0e-13 from 0.999 at worst"),
+    "bfgs_reference": (1e-5, "BFGS at gtol 1e-10 stops ~1e-6 from the minimiser (measured 1.1e-6 here, 1.8e-7 "
+                             "on the heavy-weight problems); a wrong step or scale is off by O(1)"),
+    "newton_converged": (1e-9, "damped Newton ends at rounding level: measured gradient 1.8e-15 and certified "
+                               "radius 7.6e-13"),
+    "float32_newton": (1e-4, "float32 rows (eps 1.2e-7) with weights spanning 0.06..184: theta agrees with the "
+                             "float64 minimiser to measured 6.5e-6 relative, 1e-4 is ~15x"),
+    "few_roundings": (1e-15, "a value a few float64 roundings from the typed-in one (1 - 0.7 for 0.3, the norm "
+                             "of (cos, sin), u / |u| along e1): <= ~4 ulp of 1, measured <= 2.2e-16"),
+    "norm_roundoff": (1e-14, "a norm of rounded coordinates: a few ulps, up to 4.4e-15 relative when the vector "
+                             "is a difference of points near 4.5 (ulp 8.9e-16) of length 0.2; measured 1.1e-15"),
+    "law_d3_1deg": (1e-11, "in d = 3 the law is exact up to e^-rho (rho = 294); the rounded unit voters fix "
+                           "W - |u| to ~1e-16 / gap, rho* to 1.4e-12 relative: measured 2.8e-13"),
+    "law_d3_001deg": (1e-8, "at 0.01 degrees gap = 3.8e-9, so the rounding floor on rho* is ~1e-8 relative: "
+                            "measured 6.3e-9"),
+    "law_d2_01deg": (1e-6, "in d = 2 the next term of the law is relative O(1/rho^2), 4e-7 at 0.1 degrees: "
+                           "measured 4.0e-7"),
+    "law_d2_001deg": (1e-7, "at 0.01 degrees the O(1/rho^2) term is ~4e-9 and the rounding floor ~1e-8: "
+                            "measured 1.0e-8; the old difference-of-two-terms residual was off by 67%"),
+    "printed_3_decimals": (5e-4, "the expected angle is the example's number printed to 3 decimals (1.403 "
+                                 "deg): half a unit of the last digit"),
+    "grid_cell": (1e-9, "hi - lo is two grid cells of 0.01 deg, subtracted from angles near 1.4 deg: a few ulps "
+                        "of 1.4 over 0.02, ~1e-14 relative (measured 8.9e-16)"),
+    "intercept_roundoff": (1e-12, "y + 2 x with |x| <= 3 recomputes the intercept to a few ulps of 6, ~1e-15 "
+                                  "(measured 2.2e-16)"),
+    "midpoint_rule_hinge": (1e-5, "the hinge's midpoint rows (4000 angles per voter, h = 7.9e-4) against quad: "
+                                  "the rule converges like h^2 = 6e-7 over the kinks; measured 1.2e-8"),
+    "float32_instance": (1e-5, "drawn in float32 (JAX's default), the copy base + eps u with base ~2 loses "
+                               "ulp(2) = 2.4e-7 of the shift 0.05, ~5e-6 relative; in this float64 session "
+                               "measured 2.2e-15"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def _uniform_loss_circle(theta, V, w, loss):
     """sum_i w_i E_x[l(<theta, x> sign<v_i, x>)], x uniform on the circle: quad in the angle, split where a
@@ -89,10 +137,10 @@ def test_uniform_loss_with_voters_beyond_a_right_angle_matches_direct_integratio
         for loss in ("btl", "exp", "hinge"):
             # both are accurate to ~1e-13; a wrong E[sign | t] past a breakpoint moves the loss by O(0.1)
             assert sc.uniform_loss(theta, V2, w2, loss) == pytest.approx(
-                _uniform_loss_circle(theta, V2, w2, loss), abs=1e-10)
+                _uniform_loss_circle(theta, V2, w2, loss), abs=TOL["quadrature_reference"])
         for loss in ("btl", "exp"):
             assert sc.uniform_loss(th3, V3, w3, loss, 80) == pytest.approx(
-                _uniform_loss_sphere(th3, V3, w3, loss), abs=1e-10)
+                _uniform_loss_sphere(th3, V3, w3, loss), abs=TOL["quadrature_reference"])
 
 
 def _btl_hessian_circle(theta, W):
@@ -126,12 +174,12 @@ def test_one_dimensional_fit_reports_the_true_curvature_and_the_closed_form_opti
         return W * integrate.quad(lambda a: (0.5 * math.tanh(0.5 * r * math.cos(a))) * math.cos(a), 0, math.pi,
                                   epsabs=1e-15, epsrel=1e-13, limit=200)[0] / math.pi - np.linalg.norm(u) / math.pi
     rho = brentq(eq, 1e-6, 50.0, xtol=1e-15)
-    np.testing.assert_allclose(f.theta, rho * u / np.linalg.norm(u), rtol=0, atol=1e-10)
-    assert f.grad_norm < 1e-10
+    np.testing.assert_allclose(f.theta, rho * u / np.linalg.norm(u), rtol=0, atol=TOL["fit_1d"])
+    assert f.grad_norm < TOL["fit_1d"]
     mu = np.linalg.eigvalsh(_btl_hessian_circle(f.theta, W))[0]
     # the Hessian by central differences with step 1e-3 |theta| errs by ~2e-8 relative here; a step twice
     # as long errs 4x more (~7e-8)
-    assert f.mu == pytest.approx(mu, rel=4e-8)
+    assert f.mu == pytest.approx(mu, rel=TOL["fd_hessian"])
 
 
 def test_coverage_rows_default_to_btl_quadrature_and_the_fit_labels_its_method():
@@ -145,9 +193,9 @@ def test_coverage_rows_default_to_btl_quadrature_and_the_fit_labels_its_method()
     btl = sc.coverage_rows(V, w, loss="btl")
     np.testing.assert_array_equal(rows.Z, btl.Z)
     np.testing.assert_array_equal(rows.w, btl.w)
-    assert rows.w.sum() == pytest.approx(1.0, rel=1e-14)
+    assert rows.w.sum() == pytest.approx(1.0, rel=TOL["weight_sum"])
     want = 2 / math.pi * (w[:, None] * V / np.linalg.norm(V, axis=1, keepdims=True)).sum(0)
-    np.testing.assert_allclose(rows.w @ rows.Z, want, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(rows.w @ rows.Z, want, rtol=0, atol=TOL["gauss_moment"])
     assert sc.uniform_coverage_fit(V, w).method == "nodes"
     assert sc.uniform_coverage_fit(V, w, loss="hinge").method == "1d"
 
@@ -205,8 +253,8 @@ def test_eigmin_lower_in_float64_misses_only_the_direction_orthogonal_to_its_sta
             return float(eigmin(jnp.asarray(A)))
 
     for a in np.radians(np.arange(0.0, 180.0, 15.0)):
-        assert bound([math.cos(a), math.sin(a)]) == pytest.approx(0.999, abs=1e-9)
-    assert bound([5.0, -4.0]) == pytest.approx(0.999, abs=1e-9)
+        assert bound([math.cos(a), math.sin(a)]) == pytest.approx(0.999, abs=TOL["eigmin_bound"])
+    assert bound([5.0, -4.0]) == pytest.approx(0.999, abs=TOL["eigmin_bound"])
     assert bound([4.0, -3.0]) == -math.inf
 
 
@@ -225,11 +273,12 @@ def test_newton_fit_far_from_the_optimum_matches_scipy_and_keeps_the_rows_precis
     w = np.array([0.85, 0.06, 183.74, 0.42, 0.12, 38.25])
     fit = sc.fit_rows(sc.Rows(Z, w, -np.ones((6, 2), np.int64), np.ones(6, bool)), "btl")
     ref = minimize(_btl_loss, np.zeros(2), args=(Z, w), method="BFGS", options={"gtol": 1e-10}).x
-    np.testing.assert_allclose(fit.theta, ref, atol=1e-5)  # BFGS is good to ~1e-6 here; a wrong step is off by O(1)
-    assert fit.grad_norm < 1e-9 and 2 <= fit.iterations < 100 and fit.radius < 1e-9
+    np.testing.assert_allclose(fit.theta, ref, atol=TOL["bfgs_reference"])
+    assert fit.grad_norm < TOL["newton_converged"] and 2 <= fit.iterations < 100
+    assert fit.radius < TOL["newton_converged"]
     th32, _, _ = sc.newton_fit(jnp.asarray(Z, jnp.float32), jnp.asarray(w, jnp.float32), "btl")
     assert th32.dtype == jnp.float32
-    np.testing.assert_allclose(np.asarray(th32), ref, rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(th32), ref, rtol=TOL["float32_newton"])
 
 
 def test_check_counts_refuses_a_bool_among_integers():
@@ -261,7 +310,7 @@ def test_ge_core_is_the_papers_instance():
     g = sc.ge_core(0.7)
     np.testing.assert_array_equal(g.candidates, [[2, 1], [1, 1], [0, 0]])
     np.testing.assert_array_equal(g.voters, [[1, 1], [-1, 0]])
-    np.testing.assert_allclose(g.weights, [0.7, 0.3], rtol=1e-15)
+    np.testing.assert_allclose(g.weights, [0.7, 0.3], rtol=TOL["few_roundings"])
     assert g.names == ("a", "b", "c")
 
 
@@ -272,7 +321,7 @@ def test_compromise_profile_without_noise_is_the_documented_layout():
         X, V, w = sc.random_profile(jax.random.key(s), "compromise", noise=0.0)
         np.testing.assert_array_equal(X[:5], [[1, 1, 1], [4, 0, 0], [0, 4, 0], [0, 0, 4], [4.5, 0, 0]])
         d = X[5] - X[4]
-        assert np.all(d >= 0) and np.linalg.norm(d) == pytest.approx(0.2, rel=1e-14)
+        assert np.all(d >= 0) and np.linalg.norm(d) == pytest.approx(0.2, rel=TOL["norm_roundoff"])
 
 
 def test_theorem41_layout_draws_points_over_the_whole_box():
@@ -290,7 +339,8 @@ def test_theorem41_layout_draws_points_over_the_whole_box():
     assert np.all(np.abs(c0s) <= 3) and c0s.max() > 1.5
 
 
-@pytest.mark.parametrize("d, deg, rel", [(3, 1.0, 1e-11), (3, 0.01, 1e-8), (2, 0.1, 1e-6), (2, 0.01, 1e-7)])
+@pytest.mark.parametrize("d, deg, rel", [(3, 1.0, TOL["law_d3_1deg"]), (3, 0.01, TOL["law_d3_001deg"]),
+                                         (2, 0.1, TOL["law_d2_01deg"]), (2, 0.01, TOL["law_d2_001deg"])])
 def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg, rel):
     """Two voters of weight 1/2 at angle delta: W - |u| = 1 - cos(delta/2) = 2 sin^2(delta/4). The length
     equation W E[|x_1| sigma(-rho |x_1|)] = (kappa_d/2)(W - |u|) has, as rho grows, left side
@@ -308,7 +358,7 @@ def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg,
     p0, kap = (1 / math.pi, 2 / math.pi) if d == 2 else (0.5, 0.5)
     want = math.pi * math.sqrt(p0 / (3 * kap * gap))
     direction, rho = sc.btl_uniform_closed_form(V, [0.5, 0.5])
-    np.testing.assert_allclose(direction, np.eye(d)[0], atol=1e-15)
+    np.testing.assert_allclose(direction, np.eye(d)[0], atol=TOL["few_roundings"])
     assert rho == pytest.approx(want, rel=rel, abs=0)
 
 
@@ -336,7 +386,7 @@ def test_ex7_names_its_seven_candidates():
     """ex7: five x's, then the Pareto pair c, c' (the last two rows), one name per candidate."""
     inst = sc.ex7()
     assert inst.names == ("x0", "x1", "x2", "x3", "x4", "c", "c'") and len(inst.names) == len(inst.candidates)
-    np.testing.assert_allclose(inst.candidates[-2:], [[0.5, 0.5], [0.54, 0.52]], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(inst.candidates[-2:], [[0.5, 0.5], [0.54, 0.52]], rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("arc", [(10.0, 100.0), (-30.0, 150.0), (0.0, 45.0)])
@@ -345,8 +395,8 @@ def test_arc_rows_have_total_weight_sum_w_and_directions_on_the_arc(arc):
     the voters' total weight (0.7 + 0.5 = 1.2 here); each row is a unit direction x or -x with x on the arc."""
     V, w = [[1.0, 0.2], [0.3, 1.0]], [0.7, 0.5]
     r = sc.arc_rows(V, w, arc)
-    assert float(r.w.sum()) == pytest.approx(1.2, rel=1e-13)
-    np.testing.assert_allclose(np.linalg.norm(r.Z, axis=1), 1.0, rtol=1e-15)
+    assert float(r.w.sum()) == pytest.approx(1.2, rel=TOL["weight_sum"])
+    np.testing.assert_allclose(np.linalg.norm(r.Z, axis=1), 1.0, rtol=TOL["few_roundings"])
     ang = np.degrees(np.arctan2(r.Z[:, 1], r.Z[:, 0]))
     on_arc = lambda a: (a - arc[0]) % 360 <= arc[1] - arc[0]  # noqa: E731
     assert all(on_arc(a) or on_arc(a + 180) for a in ang)
@@ -358,8 +408,8 @@ def test_norm_budget_bracket_is_the_grid_cell_around_the_optimum():
     optimum (1.403 degrees, the example's number), where dL/dphi changes sign."""
     nb = sc.unit_norm_fit()
     lo, hi = nb.bracket_deg
-    assert lo < nb.angle_deg < hi and hi - lo == pytest.approx(0.02, rel=1e-9)
-    assert nb.angle_deg == pytest.approx(1.403, abs=5e-4)
+    assert lo < nb.angle_deg < hi and hi - lo == pytest.approx(0.02, rel=TOL["grid_cell"])
+    assert nb.angle_deg == pytest.approx(1.403, abs=TOL["printed_3_decimals"])
 
 
 def test_comparison_rows_flag_the_pairs_voted_both_ways():
@@ -380,10 +430,11 @@ def test_theorem41_layout_draws_intercepts_over_the_whole_spread():
         X, _ = sc.theorem41_layout(jax.random.key(s), 3, 0.02, spread=0.5)
         pts = X[:-2].reshape(3, 4, 2)
         b = pts[..., 1] + 2 * pts[..., 0]
-        np.testing.assert_allclose(b, b[:, :1] * np.ones((1, 4)), atol=1e-12)  # one intercept per line
+        # one intercept per line
+        np.testing.assert_allclose(b, b[:, :1] * np.ones((1, 4)), atol=TOL["intercept_roundoff"])
         bs.append(b[:, 0])
     bs = np.concatenate(bs)
-    assert np.all(np.abs(bs) <= 0.5 + 1e-12) and bs.max() > 0.4 and bs.min() < -0.4
+    assert np.all(np.abs(bs) <= 0.5 + TOL["intercept_roundoff"]) and bs.max() > 0.4 and bs.min() < -0.4
 
 
 @pytest.mark.parametrize("V, w", [([[1.0, 0.2], [0.3, 1.0]], [0.6, 0.4]),
@@ -420,8 +471,8 @@ def test_instances_typed_in_from_their_docstrings():
     assert g.weights.tolist() == [Fraction(3), Fraction(1)] and isinstance(g.weights[0], Fraction)
     D, V, w, u = sc.pair_counterexample()
     assert D.dtype == V.dtype == w.dtype == np.float64 and u == 2
-    np.testing.assert_allclose(D, [[2, -1], [1, -3], [0.01, 0.03]], rtol=1e-15)
-    np.testing.assert_allclose(w, [0.9, 0.1], rtol=1e-15)
+    np.testing.assert_allclose(D, [[2, -1], [1, -3], [0.01, 0.03]], rtol=TOL["few_roundings"])
+    np.testing.assert_allclose(w, [0.9, 0.1], rtol=TOL["few_roundings"])
 
 
 def test_hinge_coverage_rows_default_to_the_midpoint_rule():
@@ -429,13 +480,13 @@ def test_hinge_coverage_rows_default_to_the_midpoint_rule():
     angle) carry the voters' total weight and give the uniform loss integrated directly (quad) to 1e-5."""
     V, w = np.array([[1.0, 0.2], [0.3, 1.0]]), np.array([0.6, 0.4])
     rows = sc.coverage_rows(V, w, loss="hinge")
-    assert float(rows.w.sum()) == pytest.approx(1.0, rel=1e-12)
+    assert float(rows.w.sum()) == pytest.approx(1.0, rel=TOL["weight_sum"])
     theta = np.array([1.5, 0.8])
     got = float(np.sum(rows.w * np.maximum(0.0, 1.0 - rows.Z @ theta)))
     with warnings.catch_warnings():  # quad meets the hinge's kink at the exact breakpoints it is given
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         want = _uniform_loss_circle(theta, V, w, "hinge")
-    assert got == pytest.approx(want, abs=1e-5)
+    assert got == pytest.approx(want, abs=TOL["midpoint_rule_hinge"])
 
 
 def test_dose_problem_passes_its_resolution_to_the_coverage_rows():
@@ -447,8 +498,8 @@ def test_dose_problem_passes_its_resolution_to_the_coverage_rows():
     for res, rows in ((12, 24), (5, 10), (None, 192)):
         cov = sc.dose_problem(D, V, w, 2, resolution=res).uniform
         assert cov.Z.shape == (rows, 2)
-        np.testing.assert_allclose(np.linalg.norm(cov.Z, axis=1), 1.0, rtol=1e-14)
-        assert float(np.sum(cov.w)) == pytest.approx(1.0, rel=1e-13)
+        np.testing.assert_allclose(np.linalg.norm(cov.Z, axis=1), 1.0, rtol=TOL["norm_roundoff"])
+        assert float(np.sum(cov.w)) == pytest.approx(1.0, rel=TOL["weight_sum"])
 
 
 def test_hinge_certificate_refuses_a_pair_index_one_past_the_end():
@@ -470,7 +521,7 @@ def test_random_po_instance_copy_is_preferred_by_both_voters():
         X, j = np.asarray(X, np.float64), int(j)
         d = X[5] - X[j]
         assert 0 <= j < 5 and X.shape == (6, 2) and np.all(np.abs(X[:5]) <= 2.0)
-        assert np.linalg.norm(d) == pytest.approx(0.05, rel=1e-5)
+        assert np.linalg.norm(d) == pytest.approx(0.05, rel=TOL["float32_instance"])
         assert np.all(d >= 0) and np.any(d > 0)
 
 
@@ -491,5 +542,5 @@ def test_newton_fit_of_heavy_weights_takes_as_few_steps_as_unit_weights():
         ref = minimize(_btl_loss, np.zeros(3), args=(Z, w), method="BFGS", options={"gtol": 1e-10}).x
         for s in (1e10, 1e14):
             fit = sc.fit_rows(sc.Rows(Z, s * w, pr, co), "btl")
-            np.testing.assert_allclose(fit.theta, ref, atol=1e-5)
+            np.testing.assert_allclose(fit.theta, ref, atol=TOL["bfgs_reference"])
             assert fit.iterations <= 10

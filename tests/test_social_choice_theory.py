@@ -27,6 +27,26 @@ from scipy.optimize import linprog
 
 from theory import social_choice as sc
 
+# Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
+TOLERANCES = {
+    "share_roundoff": (1e-12, "a majority share is a sum of <= 3 float64 weights over their float64 total, a few "
+                              "roundings (~1e-16) from the Fraction enumeration; one miscounted vote moves a "
+                              "share by >= 0.1"),
+    "cone_lp": (1e-9, "the cone margin and coordinates come from NNLS and a HiGHS LP at a vertex of a 2 x 2 "
+                      "system (measured error 0 on these inputs); 1e-9 is cone_coordinates' own residual "
+                      "tolerance, and dropping the unit-voter normalisation moves the margin by 0.47"),
+    "lp_feasibility": (1e-9, "HiGHS returns a theta whose constraints <theta, z> >= 1 hold up to float64 "
+                             "roundoff of the simplex solve (measured worst slack -6.7e-16 on these cases), far "
+                             "inside 1e-9; an order theta does not induce misses by O(1)"),
+    "strict_inducible": (1e-9, "the reference LP's optimal margin t is 0 (measured |t| = 0) for orders no theta "
+                               "induces and >= 0.10 for those it does, on every permutation of these cases; 1e-9 "
+                               "separates the two with room for interior-point roundoff"),
+    "midpoint_rule": (5e-4, "the midpoint rule on 20000 angles errs by at most one cell (1/20000) per "
+                            "breakpoint, 4 breakpoints here: <= 2e-4; misjudging one interval between "
+                            "breakpoints moves the share by its width, >= 0.015 here"),
+}
+TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
+
 
 def _dot(v, a, b):
     return sum(vi * (ai - bi) for vi, ai, bi in zip(v, a, b))
@@ -53,7 +73,7 @@ def _inducible(X, order):
     A = np.array([np.r_[Xf[order[i + 1]] - Xf[order[i]], 1.0] for i in range(len(order) - 1)])
     res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A, b_ub=np.zeros(len(A)), bounds=[(-1, 1)] * d + [(None, 1)],
                   method="highs-ipm")
-    return res.status == 0 and -res.fun > 1e-9
+    return res.status == 0 and -res.fun > TOL["strict_inducible"]
 
 
 def _lcpo_brute(X, V, counts, *, po=True, linear=True, tiebreak=1):
@@ -94,7 +114,8 @@ def test_lcpo_equals_brute_force_leximax_copeland(case):
     assert r.ranking == _lcpo_brute(X, V, counts)
     assert [Fraction(c) for c in r.copeland] == _copeland(X, V, counts)
     rew = np.array(X, float) @ r.theta
-    assert all(rew[a] - rew[b] >= 1 - 1e-9 for a, b in itertools.pairwise(r.ranking))  # theta induces it
+    # theta induces it
+    assert all(rew[a] - rew[b] >= 1 - TOL["lp_feasibility"] for a, b in itertools.pairwise(r.ranking))
     assert not [(a, b) for a, b in _pareto(X, V) if r.ranking.index(a) > r.ranking.index(b)]
 
 
@@ -117,7 +138,7 @@ def test_majority_matrix_and_pareto_pairs_exact_with_ties_and_unequal_weights():
         M = sc.majority_matrix(np.array(X, float), np.array(V, float), np.array(w, float))
         want = [[float(sum(wi for v, wi in zip(V, w) if _dot(v, X[a], X[b]) > 0) / sum(w)) for b in range(len(X))]
                 for a in range(len(X))]
-        np.testing.assert_allclose(M, want, atol=1e-12)
+        np.testing.assert_allclose(M, want, atol=TOL["share_roundoff"])
         assert set(sc.pareto_pairs(np.array(X, float), np.array(V, float))) == _pareto(X, V)
     # the ties remove (4, 0) and (3, 5): one voter ties them, the other prefers the first (a ">=" test counts them)
     assert _pareto(X7, V7) == {(3, 0), (4, 2), (6, 0), (6, 5)}
@@ -147,10 +168,11 @@ def test_cone_margin_with_voters_that_are_not_unit_vectors():
     smallest coordinate on the unit voters) is 1/sqrt 2 and the coordinates of theta are (1, 1); unit-voter
     normalisation dropped would give 1/(3 sqrt 2) = 0.236 (smallest detectable error 1e-9)."""
     c = sc.cone_coordinates([1.0, 1.0], [[2.0, 0.0], [0.0, 3.0]])
-    assert c.inside and c.margin == pytest.approx(1 / math.sqrt(2), abs=1e-9)
-    np.testing.assert_allclose(c.coords, [1.0, 1.0], atol=1e-9)
+    assert c.inside and c.margin == pytest.approx(1 / math.sqrt(2), abs=TOL["cone_lp"])
+    np.testing.assert_allclose(c.coords, [1.0, 1.0], atol=TOL["cone_lp"])
     out = sc.cone_coordinates([1.0, -0.5], [[2.0, 0.0], [0.0, 3.0]])
-    assert not out.inside and out.margin == pytest.approx(-0.5 / math.hypot(1, 0.5), abs=1e-9)  # sine of the gap
+    # the margin outside the cone is the sine of the gap
+    assert not out.inside and out.margin == pytest.approx(-0.5 / math.hypot(1, 0.5), abs=TOL["cone_lp"])
 
 
 def _disagreement_exact(theta, V, w):
@@ -177,7 +199,8 @@ def test_majority_disagreement_exact_share():
     w = [0.5, 0.3, 0.2]
     for theta in ((1.0, 0.4), (0.2, 1.0), (1.0, -0.3)):
         want = _disagreement_exact(theta, V, w)
-        assert sc.majority_disagreement(np.array(theta), np.array(V), np.array(w)) == pytest.approx(want, abs=5e-4)
+        got = sc.majority_disagreement(np.array(theta), np.array(V), np.array(w))
+        assert got == pytest.approx(want, abs=TOL["midpoint_rule"])
     assert _disagreement_exact((1.0, 0.4), V, w) > 0.05  # not the trivial 0
 
 
@@ -220,7 +243,7 @@ def test_small_helpers_at_their_edges():
     np.testing.assert_array_equal(sc.linear_feasible(np.zeros((0, 3))), np.zeros(3))
     z = np.array([[0.5, -2.0]])
     theta = sc.linear_feasible(z)
-    assert theta is not None and float(z[0] @ theta) >= 1 - 1e-9
+    assert theta is not None and float(z[0] @ theta) >= 1 - TOL["lp_feasibility"]
     with pytest.raises(ValueError):
         sc.arc_rows(np.ones((2, 3)), [0.5, 0.5], (0.0, 90.0))
     # exact rows keep a sympy Rational coordinate as the same Fraction
