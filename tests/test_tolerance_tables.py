@@ -6,9 +6,9 @@ defines
     TOLERANCES = {"name": (value, "why the error the assertion allows is this large"), ...}
     TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
 
-and every ``atol=`` / ``rtol=`` / ``abs=`` / ``rel=`` / ``tol=`` it passes, and every small threshold it
-compares an error with (``err < 1e-9``), is a ``TOL[...]`` entry, possibly scaled by a quantity of the
-test (``TOL["roundoff"] * n``), never a bare number. A float comparison with no tolerance at all
+and every ``atol=`` / ``rtol=`` / ``abs=`` / ``rel=`` / ``tol=`` (``math.isclose``'s ``rel_tol=`` /
+``abs_tol=``) it passes, and every small threshold it compares an error with (``err < 1e-9``), is a
+``TOL[...]`` entry, possibly scaled by a quantity of the test (``TOL["roundoff"] * n``), never a bare number. A float comparison with no tolerance at all
 (``pytest.approx(x)``, ``assert_allclose(a, b)``) silently takes the library's default, so it is refused
 too. Zero is allowed anywhere: it means "exact" and needs no reason. Every entry is used, its value is a
 positive finite number written in the table itself, and its reason is a sentence.
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-TOLERANCE_KEYWORDS = frozenset({"atol", "rtol", "abs", "rel", "tol", "decimal"})
+TOLERANCE_KEYWORDS = frozenset({"atol", "rtol", "abs", "rel", "tol", "decimal", "rel_tol", "abs_tol"})
 FLOAT_COMPARISONS = frozenset({"approx", "isclose", "allclose", "assert_allclose", "assert_almost_equal",
                                "assert_array_almost_equal"})
 # A literal right of ``<`` / ``<=`` below this is an error bound, not a statistic's threshold (0.05, 0.5).
@@ -155,6 +155,7 @@ def test_the_checker_accepts_a_module_that_keeps_the_rule():
 @pytest.mark.parametrize("old, new, says", [
     ('rtol=TOL["roundoff"] * n', 'rtol=1e-12', "bare number(s) [1e-12]"),
     ('rtol=TOL["roundoff"] * n', 'rtol=TOL["roundoff"] * 10', "bare number(s) [10]"),
+    ('assert 1.0 == pytest.approx(1.0, abs=0)', 'assert math.isclose(1.0, 1.0, rel_tol=1e-9)', "bare number(s) [1e-09]"),
     ('< TOL["fd"]', '< 1e-9', "bare bound 1e-09"),
     ('pytest.approx(1.0, abs=0)', 'pytest.approx(1.0)', "approx() without a tolerance"),
     ('"float64 sums of at most 64 terms of size one"', '"roundoff"', "does not say why"),
