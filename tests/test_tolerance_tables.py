@@ -10,8 +10,9 @@ and every ``atol=`` / ``rtol=`` / ``abs=`` / ``rel=`` / ``tol=`` (``math.isclose
 ``abs_tol=``) it passes, and every small threshold it compares an error with (``err < 1e-9``), is a
 ``TOL[...]`` entry, possibly scaled by a quantity of the test (``TOL["roundoff"] * n``), never a bare
 number. A float comparison with no tolerance at all (``pytest.approx(x)``, ``assert_allclose(a, b)``)
-silently takes the library's default, so it is refused too. Zero is allowed anywhere: it means "exact" and needs no reason. Every entry is used, its value is a
-positive finite number written in the table itself, and its reason is a sentence.
+silently takes the library's default, so it is refused too. Zero is allowed anywhere: it means "exact"
+and needs no reason. Every entry is used, its value is a positive finite number written in the table
+itself, and its reason is a sentence.
 
 The checker reads the source (``ast``); it imports no test module. ``test_the_checker_*`` plant each kind
 of violation and see that it is named.
