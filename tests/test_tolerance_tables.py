@@ -156,7 +156,8 @@ def test_the_checker_accepts_a_module_that_keeps_the_rule():
 @pytest.mark.parametrize("old, new, says", [
     ('rtol=TOL["roundoff"] * n', 'rtol=1e-12', "bare number(s) [1e-12]"),
     ('rtol=TOL["roundoff"] * n', 'rtol=TOL["roundoff"] * 10', "bare number(s) [10]"),
-    ('assert 1.0 == pytest.approx(1.0, abs=0)', 'assert math.isclose(1.0, 1.0, rel_tol=1e-9)', "bare number(s) [1e-09]"),
+    ('assert 1.0 == pytest.approx(1.0, abs=0)', 'assert math.isclose(1.0, 1.0, rel_tol=1e-9)',
+     "bare number(s) [1e-09]"),
     ('< TOL["fd"]', '< 1e-9', "bare bound 1e-09"),
     ('pytest.approx(1.0, abs=0)', 'pytest.approx(1.0)', "approx() without a tolerance"),
     ('"float64 sums of at most 64 terms of size one"', '"roundoff"', "does not say why"),
