@@ -1,7 +1,9 @@
 """XLA's CPU optimisation level, measured side by side: compile and run time at level 3 (XLA's default) and
 at level 0 (what ``sims.runtime.setup`` picks for a CPU-only process), for a compile-heavy function (a
 transformer's loss gradient, run once) and a run-heavy one (a long elementwise scan). The rule that
-keeps run-heavy functions at level 3 (``runtime.OPTIMIZE_FLOPS``) rests on these two rows."""
+keeps run-heavy functions at level 3 (``runtime.OPTIMIZE_FLOPS``) rests on these two rows. The same two
+functions also compare XLA's MLIR fusion emitters (its default) with the older elementwise code generator
+that ``sims.runtime.setup`` picks for a CPU-only process (``runtime.CPU_FUSION_FLAGS``), at each level."""
 
 from __future__ import annotations
 
@@ -16,10 +18,14 @@ from benchmarks.timing import timed
 from sims import costs, models, runtime
 
 
-def _compile_and_run(fn, args, level: int) -> tuple[float, float, object]:
-    """Seconds to lower and compile ``fn`` at ``level`` (no persistent cache), the best seconds of a call
-    of the compiled function (:func:`benchmarks.timing.timed`), and its result."""
-    jitted = jax.jit(fn, compiler_options={"xla_backend_optimization_level": level})
+def _compile_and_run(fn, args, level: int, fusion_emitters: bool | None = None) -> tuple[float, float, object]:
+    """Seconds to lower and compile ``fn`` at ``level`` (no persistent cache; ``fusion_emitters``: XLA's
+    MLIR fusion emitters on or off, None: the process's setting), the best seconds of a call of the
+    compiled function (:func:`benchmarks.timing.timed`), and its result."""
+    options = {"xla_backend_optimization_level": level}
+    if fusion_emitters is not None:
+        options["xla_cpu_use_fusion_emitters"] = fusion_emitters
+    jitted = jax.jit(fn, compiler_options=options)
     t0 = time.perf_counter()
     compiled = jitted.lower(*args).compile()
     t_compile = time.perf_counter() - t0
@@ -71,6 +77,18 @@ def run() -> list[dict]:
                 "ratio": (c3 + r3) / (c0 + r0),
                 "check": f"runtime.jit picks {picks}; max |diff| {diff:.1e}",
             })
+            for level in (0, 3):
+                ce, re_, oe = _compile_and_run(fn, args, level, fusion_emitters=True)
+                cl, rl, ol = _compile_and_run(fn, args, level, fusion_emitters=False)
+                same = all(np.array_equal(np.asarray(a), np.asarray(b))
+                           for a, b in zip(jax.tree.leaves(oe), jax.tree.leaves(ol)))
+                rows.append({
+                    "benchmark": "XLA CPU fusion emitters vs the older generator", "case": f"{label}, level {level}",
+                    "baseline": f"MLIR emitters: compile {ce:.2f} s, run {re_:.3f} s", "baseline_s": ce + re_,
+                    "ours": f"older generator: compile {cl:.2f} s, run {rl:.3f} s", "ours_s": cl + rl,
+                    "ratio": (ce + re_) / (cl + rl),
+                    "check": "same bits" if same else "results differ in their last bits",
+                })
     finally:
         jax.config.update("jax_enable_compilation_cache", cache)
         compilation_cache.reset_cache()

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import jaxlib.version
 import numpy as np
 from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding
@@ -96,13 +97,25 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
 
 # XLA flags of a CPU-only process (see _fast_cpu_compiles): LLVM optimisation level 0, expensive LLVM passes off.
 CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true")
+# Also for a CPU-only process at level 0: XLA's older elementwise-fusion code generator, not the MLIR fusion
+# emitters. Measured side by side on the 2-core machine (2026-12-03, benchmarks/compile_levels.py): at level
+# 0 it compiles 40-55% faster (a 2-layer transformer's 200 training steps 4.1 -> 2.5 s, 38 small programs
+# 3.6 -> 1.8 s) and runs as fast or faster, with the same bits on those programs (29 of the 35 quick results
+# kept their bits, 6 moved at rounding level: exp and log are generated differently); at level 3 it compiles
+# and runs slower (8.1 -> 11.9 s), so a function compiled at full optimisation (_FULL_OPT) keeps the
+# emitters on. Added only for the jaxlib minor versions it was measured on: an XLA that does not know a
+# flag aborts the process, so a newer jaxlib runs without it until measured.
+CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
+CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
 # Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
 _ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
 
 
 def _fast_cpu_compiles() -> None:
     """Add :data:`CPU_OPT_FLAGS` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
-    is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already.
+    is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already;
+    with jaxlib 0.10 also :data:`CPU_FUSION_FLAGS` (unless ``XLA_FLAGS`` sets the fusion emitters), which
+    the full-optimisation compiles (:data:`_FULL_OPT`) turn back.
 
     On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
     the 2-core machine compiles about twice as fast, while matrix products and convolutions still call
@@ -123,8 +136,21 @@ def _fast_cpu_compiles() -> None:
     else:
         cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
     if cpu_only:
-        os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in CPU_OPT_FLAGS if f.split("=")[0] not in flags)])
+        fusion_off = _jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
+        extra = CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
+        os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)])
+        if fusion_off:  # the full-optimisation compiles turn them back on (see CPU_FUSION_FLAGS)
+            _FULL_OPT["xla_cpu_use_fusion_emitters"] = True
         _STATE["fast_cpu"] = True
+
+
+def _jaxlib_minor() -> tuple[int, int]:
+    """``(major, minor)`` of the installed jaxlib (``(0, 0)`` when its version string does not parse)."""
+    try:
+        major, minor = jaxlib.version.__version__.split(".")[:2]
+        return int(major), int(minor)
+    except ValueError:
+        return (0, 0)
 
 
 def _init_distributed() -> None:
@@ -187,7 +213,9 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 # a fixed size per device (chunk_size) then gets the same level, and so the same bits, on 1 or many
 # devices (read on the global FLOPs, a batch sharded over 4 devices crossed it where 1 device did not).
 OPTIMIZE_FLOPS = 1e8
-_FULL_OPT = {"xla_backend_optimization_level": 3}
+# The compiler options of a full-optimisation compile; _fast_cpu_compiles adds the fusion emitters' switch
+# (on) where it turned them off for the process. Read when such a function is first compiled, after setup.
+_FULL_OPT: dict[str, Any] = {"xla_backend_optimization_level": 3}
 
 
 def _shard_count(leaves) -> int:
