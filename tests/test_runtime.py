@@ -74,8 +74,10 @@ EIGHT = "--xla_force_host_platform_device_count=8"
 
 @pytest.fixture(scope="module")
 def eight(tmp_path_factory, worker_id):
-    """Three runs of the worker side by side (each is mostly one-threaded compilation): the 8-device sweep,
-    its rerun, and the same at XLA's default optimisation level 3 (the process's level is 0 on the CPU).
+    """Three runs of the worker: the 8-device sweep and, beside it, the same at XLA's default optimisation
+    level 3 (the process's level is 0 on the CPU); then the sweep's rerun, which reads the programs the
+    first run left in the persistent compilation cache, as a user's rerun does (a second compile of the
+    same programs checks nothing a rerun needs, and was a third of the fixture's time on an empty cache).
 
     Made once per test session: under pytest-xdist the first test process to need it runs the workers and
     the others wait on a lock and read its files (pytest-xdist's recipe for a fixture made once)."""
@@ -85,11 +87,11 @@ def eight(tmp_path_factory, worker_id):
     names = ("a.npz", "b.npz", "opt3.npz")
     with FileLock(str(d / ".lock")):
         if not (d / "done").exists():
-            runs = [_start(d / "a.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT}),
-                    _start(d / "b.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT}),
-                    _start(d / "opt3.npz", [1, 8], {"XLA_FLAGS": f"{EIGHT} --xla_backend_optimization_level=3"})]
-            for r in runs:
-                _finish(r)
+            opt3 = _start(d / "opt3.npz", [1, 8], {"XLA_FLAGS": f"{EIGHT} --xla_backend_optimization_level=3"})
+            _run(d / "a.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT})
+            rerun = _start(d / "b.npz", [1, 2, 4, 8], {"XLA_FLAGS": EIGHT})
+            _finish(opt3)
+            _finish(rerun)
             (d / "done").touch()
     return tuple(dict(np.load(d / n)) for n in names)
 
@@ -418,8 +420,28 @@ def test_fast_cpu_compiles_only_for_a_cpu_only_process_and_never_over_the_users_
     flags = os.environ.get("XLA_FLAGS", "").split()
     assert all(f in flags for f in runtime.CPU_OPT_FLAGS) == added, flags
     assert any(f in flags for f in runtime.CPU_OPT_FLAGS) == added, flags
+    fusion = added and runtime._jaxlib_minor() in runtime.CPU_FUSION_FLAG_JAXLIB
+    assert all(f in flags for f in runtime.CPU_FUSION_FLAGS) == fusion, flags
     assert set(env.get("XLA_FLAGS", "").split()) <= set(flags)  # the user's flags are kept
     assert sum("xla_backend_optimization_level" in f for f in flags) <= 1
+
+
+@pytest.mark.parametrize("version, added", [("0.10.2", True), ("0.10.0.dev20261201", True), ("0.11.0", False),
+                                            ("0.9.1", False), ("1.0.0", False), ("unknown", False)])
+def test_the_fusion_flag_is_added_only_for_the_jaxlib_versions_it_was_measured_on(monkeypatch, version, added):
+    """An XLA that does not know a flag aborts the process (no Python error to catch), so the flag goes only
+    to the jaxlib minor versions of CPU_FUSION_FLAG_JAXLIB (0.10); the level-0 flags go to every version."""
+    monkeypatch.setattr(runtime.jaxlib.version, "__version__", version)
+    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    runtime._fast_cpu_compiles()
+    flags = os.environ["XLA_FLAGS"].split()
+    assert set(runtime.CPU_OPT_FLAGS) <= set(flags)
+    assert ("--xla_cpu_use_fusion_emitters=false" in flags) == added, flags
+    # a full-optimisation compile turns the emitters back on only where the process turned them off
+    assert runtime._FULL_OPT == ({"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitters": True} if added
+                                 else {"xla_backend_optimization_level": 3})
 
 
 def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
@@ -430,6 +452,7 @@ def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
     first, _, opt3 = eight
     assert set(runtime.CPU_OPT_FLAGS) <= set(str(first["xla_flags"]).split())
     assert "--xla_backend_optimization_level=3" in str(opt3["xla_flags"]).split()
+    assert not set(runtime.CPU_FUSION_FLAGS) & set(str(opt3["xla_flags"]).split())  # XLA's defaults there
     for k in set(opt3) - {"xla_flags", "device_count", "process_count"}:
         np.testing.assert_allclose(opt3[k], first[k], rtol=TOL["fma_contraction"], atol=0, err_msg=k)
 
