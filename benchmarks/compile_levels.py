@@ -32,6 +32,7 @@ def _compile_and_run(fn, args, options: dict) -> tuple[float, float, object]:
 
 
 def _emitters(level: int, on: bool) -> dict:
+    """Compiler options: XLA's optimisation ``level`` with its MLIR fusion emitters ``on`` or off."""
     return {"xla_backend_optimization_level": level, "xla_cpu_use_fusion_emitters": on}
 
 
