@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import math
 import os
 import sys
 from pathlib import Path
@@ -66,10 +67,11 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
     """Configure JAX for this process; idempotent. Call before creating any array.
 
     Sets float64 (``x64``), partitionable threefry, the persistent compilation cache (``cache_dir``, env
-    ``PBE_CACHE_DIR``, default ``~/.cache/proofs-by-example/jax``) and, if asked, ``jax.distributed``.
+    ``PBE_CACHE_DIR``, default ``~/.cache/proofs-by-example/jax``; programs compiling for at least
+    :data:`CACHE_MIN_COMPILE_S`, env ``PBE_CACHE_MIN_COMPILE_S``) and, if asked, ``jax.distributed``.
 
     Raises:
-      SetupError: JAX has no backend for ``JAX_PLATFORMS``, or a ``PBE_*`` distributed setting is bad.
+      SetupError: JAX has no backend for ``JAX_PLATFORMS``, or a ``PBE_*`` setting is bad.
       RuntimeError: float64 was requested but is not in effect afterwards.
     """
     if not _STATE["done"]:
@@ -78,7 +80,7 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
         cache = cache_dir or os.environ.get("PBE_CACHE_DIR") or str(
             Path.home() / ".cache" / "proofs-by-example" / "jax")
         jax.config.update("jax_compilation_cache_dir", cache)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", _cache_min_compile_s())
         if distributed is None:
             distributed = os.environ.get("PBE_DISTRIBUTED", "0") not in ("", "0", "false")
         if distributed:
@@ -93,6 +95,28 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
         jax.config.update("jax_enable_x64", True)
         if jnp.zeros(()).dtype != jnp.float64:
             raise RuntimeError("float64 requested but jax_enable_x64 is not in effect")
+
+
+# Programs that compile in less than this many seconds are not written to the persistent compilation cache
+# (a run's cache holds what is slow to compile). PBE_CACHE_MIN_COMPILE_S overrides it: the test suite sets 0
+# for itself and every process it starts, whose small programs a warm rerun then reads back (an 8-device
+# sweep worker: 12.5 s of CPU at 0.5, 5.4 s at 0, warm, 2026-12-04).
+CACHE_MIN_COMPILE_S = 0.5
+
+
+def _cache_min_compile_s() -> float:
+    """``PBE_CACHE_MIN_COMPILE_S`` (seconds, >= 0), or :data:`CACHE_MIN_COMPILE_S` when it is unset or empty.
+    Raises SetupError: not a finite non-negative number."""
+    raw = os.environ.get("PBE_CACHE_MIN_COMPILE_S", "").strip()
+    if not raw:
+        return CACHE_MIN_COMPILE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise SetupError(f"PBE_CACHE_MIN_COMPILE_S must be a non-negative number of seconds, got {raw!r}")
+    return value
 
 
 # XLA flags of a CPU-only process (see _fast_cpu_compiles): LLVM optimisation level 0, expensive LLVM passes off.

@@ -21,15 +21,16 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("PBE_PROGRESS", "0")
+# Every program goes to the persistent compilation cache, not only those compiling for 0.5 s or more (the runs'
+# setting, sims.runtime.CACHE_MIN_COMPILE_S): the suite and the processes it starts compile hundreds of small
+# programs, which a warm rerun then reads back.
+os.environ.setdefault("PBE_CACHE_MIN_COMPILE_S", "0")
 
 import jax  # noqa: E402
 from sims import cli, results, runtime  # noqa: E402
 from sims.config import RunConfig, param  # noqa: E402
 
 runtime.setup()
-# Every test program goes to the persistent compilation cache, not only those compiling for 0.5 s or more (the
-# runs' setting): the suite compiles hundreds of small programs, which a warm rerun then reads back.
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 
 
 def batch_calls(n: int) -> tuple[int, int]:

@@ -390,6 +390,7 @@ _ENTRY_POINTS = (["-m", "sims.social_choice", "--config", "paper_configs/social_
      "PBE_PROCESS_ID must be a non-negative integer", _ENTRY_POINTS[2:3]),
     ({"PBE_DISTRIBUTED": "1", "PBE_COORDINATOR": "localhost:1", "PBE_NUM_PROCESSES": "2", "PBE_PROCESS_ID": "2"},
      "PBE_PROCESS_ID (2) must be below PBE_NUM_PROCESSES (2)", _ENTRY_POINTS[3:]),
+    ({"PBE_CACHE_MIN_COMPILE_S": "soon"}, "PBE_CACHE_MIN_COMPILE_S must be a non-negative number", _ENTRY_POINTS[1:2]),
 ])
 def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says, commands):
     """No CUDA on this machine, or PBE_* settings that cannot start jax.distributed: the entry point
@@ -425,6 +426,27 @@ def test_fast_cpu_compiles_only_for_a_cpu_only_process_and_never_over_the_users_
     assert all(f in flags for f in runtime.CPU_FUSION_FLAGS) == fusion, flags
     assert set(env.get("XLA_FLAGS", "").split()) <= set(flags)  # the user's flags are kept
     assert sum("xla_backend_optimization_level" in f for f in flags) <= 1
+
+
+@pytest.mark.parametrize("raw, seconds", [(None, 0.5), ("", 0.5), ("0", 0.0), (" 2.5 ", 2.5), ("-1", None),
+                                          ("abc", None), ("nan", None), ("inf", None)])
+def test_the_cache_threshold_comes_from_the_environment_or_is_refused(monkeypatch, raw, seconds):
+    """PBE_CACHE_MIN_COMPILE_S: unset or empty is the runs' 0.5 s; a bad value is one SetupError naming it."""
+    if raw is None:
+        monkeypatch.delenv("PBE_CACHE_MIN_COMPILE_S", raising=False)
+    else:
+        monkeypatch.setenv("PBE_CACHE_MIN_COMPILE_S", raw)
+    if seconds is None:
+        with pytest.raises(runtime.SetupError, match=r"PBE_CACHE_MIN_COMPILE_S must be a non-negative number"):
+            runtime._cache_min_compile_s()
+    else:
+        assert runtime._cache_min_compile_s() == seconds
+
+
+def test_the_suite_caches_every_program_in_its_processes():
+    """conftest sets the threshold to 0 for the suite and, through the environment, every process it starts."""
+    assert os.environ["PBE_CACHE_MIN_COMPILE_S"] == "0"
+    assert jax.config.jax_persistent_cache_min_compile_time_secs == 0
 
 
 @pytest.mark.parametrize("version, added", [("0.10.2", True), ("0.10.0.dev20261201", True), ("0.11.0", False),
