@@ -393,8 +393,8 @@ _ENTRY_POINTS = (["-m", "sims.social_choice", "--config", "paper_configs/social_
     ({"PBE_CACHE_MIN_COMPILE_S": "soon"}, "PBE_CACHE_MIN_COMPILE_S must be a non-negative number", _ENTRY_POINTS[1:2]),
 ])
 def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says, commands):
-    """No CUDA on this machine, or PBE_* settings that cannot start jax.distributed: the entry point
-    prints one line naming the setting and exits 2 (no traceback, no hang). Every entry point meets the
+    """No CUDA on this machine, PBE_* settings that cannot start jax.distributed, or a bad cache threshold:
+    the entry point prints one line naming the setting and exits 2 (no traceback, no hang). Every entry point meets the
     backend error; the distributed errors (the same runtime.SetupError path) are spread over them, so each
     entry point also meets one of those, with one interpreter start per pair rather than sixteen."""
     e = {**os.environ, "PYTHONPATH": str(REPO), **env}
