@@ -100,7 +100,7 @@ mutate: $(MUTATE_STAMP)
 	$(PY) -m tests.mutation $(PAPER) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED))
 
 define figure_rules
-results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml $(call sim_files,$(2)) $(THEORY) sims/runtime.py sims/data.py | $(STAMP)
+results/$(SCALE)/$(1).npz: paper_configs/$(1).yaml $(call sim_files,$(2)) $(THEORY) sims/runtime.py sims/xla.py sims/data.py | $(STAMP)
 	$(PY) -m sims.$(2) --config $$< --scale $(SCALE)
 	@touch $$@ results/$(SCALE)/$(1).json
 figures/out/$(SCALE)/$(1).png figures/out/$(SCALE)/$(1).pdf &: results/$(SCALE)/$(1).npz figures/$(2).py figures/__main__.py | $(STAMP)

@@ -3,7 +3,7 @@ at level 0 (what ``sims.runtime.setup`` picks for a CPU-only process), for a com
 transformer's loss gradient, run once) and a run-heavy one (a long elementwise scan). The rule that
 keeps run-heavy functions at level 3 (``runtime.OPTIMIZE_FLOPS``) rests on these two rows. The same two
 functions also compare XLA's MLIR fusion emitters (its default) with the older elementwise code generator
-that ``sims.runtime.setup`` picks for a CPU-only process (``runtime.CPU_FUSION_FLAGS``), at each level."""
+that ``sims.runtime.setup`` picks for a CPU-only process (``sims.xla.CPU_FUSION_FLAGS``), at each level."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def run() -> list[dict]:
                 "check": f"runtime.jit picks {picks}; max |diff| {diff:.1e}",
             })
             # runtime's choice (ours) against the other generator at each level: the older one at level 0,
-            # XLA's MLIR fusion emitters at level 3 (runtime.CPU_FUSION_FLAGS)
+            # XLA's MLIR fusion emitters at level 3 (sims.xla.CPU_FUSION_FLAGS)
             for level, ours_on in ((0, False), (3, True)):
                 cb, rb, ob = _compile_and_run(fn, args, _emitters(level, not ours_on))
                 co, ro, oo = _compile_and_run(fn, args, _emitters(level, ours_on))

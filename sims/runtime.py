@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
-import math
 import os
 import sys
 from pathlib import Path
@@ -30,14 +28,13 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
-import jaxlib.version
 import numpy as np
 from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from tqdm.auto import tqdm
 
-from sims import costs
+from sims import costs, xla
 from theory.numerics import check_int
 
 AXIS = "seeds"
@@ -68,7 +65,7 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
 
     Sets float64 (``x64``), partitionable threefry, the persistent compilation cache (``cache_dir``, env
     ``PBE_CACHE_DIR``, default ``~/.cache/proofs-by-example/jax``; programs compiling for at least
-    :data:`CACHE_MIN_COMPILE_S`, env ``PBE_CACHE_MIN_COMPILE_S``) and, if asked, ``jax.distributed``.
+    :data:`sims.xla.CACHE_MIN_COMPILE_S`, env ``PBE_CACHE_MIN_COMPILE_S``) and, if asked, ``jax.distributed``.
 
     Raises:
       SetupError: JAX has no backend for ``JAX_PLATFORMS``, or a ``PBE_*`` setting is bad.
@@ -80,7 +77,11 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
         cache = cache_dir or os.environ.get("PBE_CACHE_DIR") or str(
             Path.home() / ".cache" / "proofs-by-example" / "jax")
         jax.config.update("jax_compilation_cache_dir", cache)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", _cache_min_compile_s())
+        try:
+            min_compile_s = xla.cache_min_compile_s()
+        except ValueError as e:
+            raise SetupError(str(e)) from None
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", min_compile_s)
         if distributed is None:
             distributed = os.environ.get("PBE_DISTRIBUTED", "0") not in ("", "0", "false")
         if distributed:
@@ -97,84 +98,15 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
             raise RuntimeError("float64 requested but jax_enable_x64 is not in effect")
 
 
-# Programs that compile in less than this many seconds are not written to the persistent compilation cache
-# (a run's cache holds what is slow to compile). PBE_CACHE_MIN_COMPILE_S overrides it: the test suite sets 0
-# for itself and every process it starts, whose small programs a warm rerun then reads back (an 8-device
-# sweep worker: 12.5 s of CPU at 0.5, 5.4 s at 0, warm, 2026-12-04).
-CACHE_MIN_COMPILE_S = 0.5
-
-
-def _cache_min_compile_s() -> float:
-    """``PBE_CACHE_MIN_COMPILE_S`` (seconds, >= 0), or :data:`CACHE_MIN_COMPILE_S` when it is unset or empty.
-    Raises SetupError: not a finite non-negative number."""
-    raw = os.environ.get("PBE_CACHE_MIN_COMPILE_S", "").strip()
-    if not raw:
-        return CACHE_MIN_COMPILE_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise SetupError(f"PBE_CACHE_MIN_COMPILE_S must be a non-negative number of seconds, got {raw!r}")
-    return value
-
-
-# XLA flags of a CPU-only process (see _fast_cpu_compiles): LLVM optimisation level 0, expensive LLVM passes off.
-CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true")
-# Also for a CPU-only process at level 0: XLA's older elementwise-fusion code generator, not the MLIR fusion
-# emitters. Measured side by side on the 2-core machine (2026-12-03, benchmarks/compile_levels.py): at level
-# 0 it compiles 40-55% faster (a 2-layer transformer's 200 training steps 4.1 -> 2.5 s, 38 small programs
-# 3.6 -> 1.8 s) and runs as fast or faster, with the same bits on those programs (29 of the 35 quick results
-# kept their bits, 6 moved at rounding level: exp and log are generated differently); at level 3 it compiles
-# and runs slower (8.1 -> 11.9 s), so a function compiled at full optimisation (_FULL_OPT) keeps the
-# emitters on. Added only for the jaxlib minor versions it was measured on: an XLA that does not know a
-# flag aborts the process, so a newer jaxlib runs without it until measured.
-CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
-CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
-# Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
-_ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
-
-
 def _fast_cpu_compiles() -> None:
-    """Add :data:`CPU_OPT_FLAGS` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
-    is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already;
-    with jaxlib 0.10 also :data:`CPU_FUSION_FLAGS` (unless ``XLA_FLAGS`` sets the fusion emitters), which
-    the full-optimisation compiles (:data:`_FULL_OPT`) turn back.
-
-    On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
-    the 2-core machine compiles about twice as fast, while matrix products and convolutions still call
-    the same library kernels. A compiled function whose call does much work (:data:`OPTIMIZE_FLOPS`) is
-    compiled at full optimisation all the same (:class:`Plannable`), so long simulation loops run at full
-    speed. The two levels round differently in the last bit (level 3 fuses multiply-adds, even in a normal
-    draw's erfinv), so results agree with a level-3 run to rounding, not bit for bit (tests/test_runtime.py);
-    reruns at one level, and runs on any device count, stay bit-identical in their draws. LLVM's expensive
-    passes off (both levels): MDM training compiled 15% faster, same bits and run time (2 cores, 2026-12-03).
-    An accelerator's compiler is left at its default, and a user who sets ``--xla_backend_optimization_level``
-    in ``XLA_FLAGS`` keeps theirs. Takes effect only before JAX starts its backend (in :func:`setup`)."""
-    flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_backend_optimization_level" in flags:
-        return
-    platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
-    if platforms:
-        cpu_only = {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
-    else:
-        cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
+    """:func:`sims.xla.cpu_flags`, then this process's state: level-3 compiles for heavy functions
+    (:data:`OPTIMIZE_FLOPS`) and, where the fusion emitters were turned off, turned back on for those
+    (see :data:`sims.xla.CPU_FUSION_FLAGS`)."""
+    cpu_only, fusion_off = xla.cpu_flags()
+    if fusion_off:
+        _FULL_OPT["xla_cpu_use_fusion_emitters"] = True
     if cpu_only:
-        fusion_off = _jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
-        extra = CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
-        os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)])
-        if fusion_off:  # the full-optimisation compiles turn them back on (see CPU_FUSION_FLAGS)
-            _FULL_OPT["xla_cpu_use_fusion_emitters"] = True
         _STATE["fast_cpu"] = True
-
-
-def _jaxlib_minor() -> tuple[int, int]:
-    """``(major, minor)`` of the installed jaxlib (``(0, 0)`` when its version string does not parse)."""
-    try:
-        major, minor = jaxlib.version.__version__.split(".")[:2]
-        return int(major), int(minor)
-    except ValueError:
-        return (0, 0)
 
 
 def _init_distributed() -> None:
@@ -227,7 +159,7 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 
 
 # Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function at XLA's full
-# optimisation (level 3) rather than at CPU_OPT_FLAGS' level 0. Measured side by side on the idle 2-core
+# optimisation (level 3) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on the idle 2-core
 # machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.02 to 0.5 s faster and
 # runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs
 # slower. A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten
@@ -238,7 +170,7 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 # devices (read on the global FLOPs, a batch sharded over 4 devices crossed it where 1 device did not).
 OPTIMIZE_FLOPS = 1e8
 # The compiler options of a full-optimisation compile; _fast_cpu_compiles adds the fusion emitters' switch
-# (on) where it turned them off for the process. Read when such a function is first compiled, after setup.
+# (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first compiled, after setup.
 _FULL_OPT: dict[str, Any] = {"xla_backend_optimization_level": 3}
 
 

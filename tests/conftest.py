@@ -22,7 +22,7 @@ import pytest
 
 os.environ.setdefault("PBE_PROGRESS", "0")
 # Every program goes to the persistent compilation cache, not only those compiling for 0.5 s or more (the runs'
-# setting, sims.runtime.CACHE_MIN_COMPILE_S): the suite and the processes it starts compile hundreds of small
+# setting, sims.xla.CACHE_MIN_COMPILE_S): the suite and the processes it starts compile hundreds of small
 # programs, which a warm rerun then reads back.
 os.environ.setdefault("PBE_CACHE_MIN_COMPILE_S", "0")
 

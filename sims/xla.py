@@ -1,0 +1,92 @@
+"""XLA settings of a process, read from the environment before JAX starts its backend: the persistent
+compilation cache's compile-time threshold and the compiler flags of a CPU-only process. Used by
+:func:`sims.runtime.setup`; the full-optimisation compile options that undo part of these live beside the
+compiled-function wrapper (``sims.runtime._FULL_OPT``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+
+import jax
+import jaxlib.version
+
+# Programs that compile in less than this many seconds are not written to the persistent compilation cache
+# (a run's cache holds what is slow to compile). PBE_CACHE_MIN_COMPILE_S overrides it: the test suite sets 0
+# for itself and every process it starts, whose small programs a warm rerun then reads back (an 8-device
+# sweep worker: 12.5 s of CPU at 0.5, 5.4 s at 0, warm, 2026-12-04).
+CACHE_MIN_COMPILE_S = 0.5
+
+
+def cache_min_compile_s() -> float:
+    """``PBE_CACHE_MIN_COMPILE_S`` (seconds, >= 0), or :data:`CACHE_MIN_COMPILE_S` when it is unset or empty.
+    Raises ValueError: not a finite non-negative number (``sims.runtime.setup`` reports it as a SetupError)."""
+    raw = os.environ.get("PBE_CACHE_MIN_COMPILE_S", "").strip()
+    if not raw:
+        return CACHE_MIN_COMPILE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"PBE_CACHE_MIN_COMPILE_S must be a non-negative number of seconds, got {raw!r}")
+    return value
+
+
+# XLA flags of a CPU-only process (see cpu_flags): LLVM optimisation level 0, expensive LLVM passes off.
+CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expensive_passes=true")
+# Also for a CPU-only process at level 0: XLA's older elementwise-fusion code generator, not the MLIR fusion
+# emitters. Measured side by side on the 2-core machine (2026-12-03, benchmarks/compile_levels.py): at level
+# 0 it compiles 40-55% faster (a 2-layer transformer's 200 training steps 4.1 -> 2.5 s, 38 small programs
+# 3.6 -> 1.8 s) and runs as fast or faster, with the same bits on those programs (29 of the 35 quick results
+# kept their bits, 6 moved at rounding level: exp and log are generated differently); at level 3 it compiles
+# and runs slower (8.1 -> 11.9 s), so a function compiled at full optimisation (sims.runtime._FULL_OPT) keeps the
+# emitters on. Added only for the jaxlib minor versions it was measured on: an XLA that does not know a
+# flag aborts the process, so a newer jaxlib runs without it until measured.
+CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
+CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
+# Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
+_ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
+
+
+def cpu_flags() -> tuple[bool, bool]:
+    """Add :data:`CPU_OPT_FLAGS` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
+    is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already;
+    with jaxlib 0.10 also :data:`CPU_FUSION_FLAGS` (unless ``XLA_FLAGS`` sets the fusion emitters), which
+    the full-optimisation compiles (``sims.runtime._FULL_OPT``) turn back. Returns ``(cpu_only, fusion_off)``:
+    whether the level-0 flags and the fusion flag were added.
+
+    On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
+    the 2-core machine compiles about twice as fast, while matrix products and convolutions still call
+    the same library kernels. A compiled function whose call does much work (``sims.runtime.OPTIMIZE_FLOPS``) is
+    compiled at full optimisation all the same (``sims.runtime.Plannable``), so long simulation loops run at full
+    speed. The two levels round differently in the last bit (level 3 fuses multiply-adds, even in a normal
+    draw's erfinv), so results agree with a level-3 run to rounding, not bit for bit (tests/test_runtime.py);
+    reruns at one level, and runs on any device count, stay bit-identical in their draws. LLVM's expensive
+    passes off (both levels): MDM training compiled 15% faster, same bits and run time (2 cores, 2026-12-03).
+    An accelerator's compiler is left at its default, and a user who sets ``--xla_backend_optimization_level``
+    in ``XLA_FLAGS`` keeps theirs. Takes effect only before JAX starts its backend (in ``sims.runtime.setup``)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_backend_optimization_level" in flags:
+        return False, False
+    platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
+    if platforms:
+        cpu_only = {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
+    else:
+        cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
+    if not cpu_only:
+        return False, False
+    fusion_off = jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
+    extra = CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
+    os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)])
+    return True, fusion_off
+
+
+def jaxlib_minor() -> tuple[int, int]:
+    """``(major, minor)`` of the installed jaxlib (``(0, 0)`` when its version string does not parse)."""
+    try:
+        major, minor = jaxlib.version.__version__.split(".")[:2]
+        return int(major), int(minor)
+    except ValueError:
+        return (0, 0)
