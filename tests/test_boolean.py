@@ -9,6 +9,7 @@ import warnings
 from fractions import Fraction
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -354,3 +355,17 @@ def test_noise_sensitivity_at_one_half_is_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert B.noise_sensitivity(B.majority(5), 0.5) == pytest.approx(0.5, abs=TOL["roundoff_abs"])
+
+
+def test_random_functions_are_random_function_row_by_row():
+    """The batched draw is the one-key draw for every key (vmapped threefry: the same bits), at two widths;
+    fold_in keys from an integer array, as lif_snn_spectrum makes them, are the ones from Python ints."""
+    for n in (3, 10):
+        idx = np.arange(5, 12)
+        keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.key(2), i))(jnp.asarray(idx))
+        got = B.random_functions(keys, n)
+        assert got.shape == (idx.size, 2**n) and got.dtype == np.float64
+        for r, i in enumerate(idx):
+            np.testing.assert_array_equal(got[r], B.random_function(jax.random.fold_in(jax.random.key(2), int(i)), n))
+    with pytest.raises(ValueError, match="1-d"):
+        B.random_functions(keys[None], 3)

@@ -136,6 +136,21 @@ def _full_vector(n, seed, seeds=8, per_seed=4096, **flips):
     return float(per.mean()), float(per.std(ddof=1) / math.sqrt(seeds))
 
 
+def test_the_d_smallest_keys_by_bit_pattern_are_numpys_float_order_statistics():
+    """The exact-distance draw flips the d smallest of n uniforms, found by sorting their bit patterns;
+    numpy's float sort gives the same sets, ties (repeated values, zeros) included, in both widths."""
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32):
+        u = rng.random((64, 12)).astype(dtype)
+        u[:8, :4] = 0.0  # ties at the smallest value
+        u[8:16] = np.round(u[8:16], 1)  # many ties
+        for d in (1, 4, 7, 12):
+            want = u <= np.sort(u, axis=-1)[:, d - 1:d]
+            got = np.asarray(sim.neuron._le_kth_smallest(jnp.asarray(u), d))
+            np.testing.assert_array_equal(got, want)
+            assert np.all(got.sum(-1) >= d) and (d == u.shape[1] or np.any(got.sum(-1) > d))  # ties: more than d
+
+
 def test_full_vector_simulation_matches_the_exact_law():
     for d in (3, 20):
         mean, se = _full_vector(60, d, d=d)

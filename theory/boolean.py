@@ -317,6 +317,21 @@ def random_function(key: jax.Array, n) -> np.ndarray:
     return np.asarray(jax.random.rademacher(key, (2**n,), dtype=jnp.int8)).astype(np.float64)
 
 
+def random_functions(keys: jax.Array, n) -> np.ndarray:
+    """Uniformly random Boolean functions, one per key: ``keys [K]`` -> ``[K, 2^n]`` float64 +-1; row ``k`` is
+    :func:`random_function` ``(keys[k], n)``, the same draws, made in one compiled call (480 functions at
+    n = 16: 2.5 s one by one). Raises ValueError: ``keys`` not 1-d, or a bad ``n``."""
+    n = _check_n(n)
+    if jnp.ndim(keys) != 1:
+        raise ValueError(f"keys must be a 1-d array of jax.random keys, got shape {jnp.shape(keys)}")
+    return np.asarray(_rademacher_rows(keys, 2**n)).astype(np.float64)
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _rademacher_rows(keys, size):
+    return jax.vmap(lambda k: jax.random.rademacher(k, (size,), dtype=jnp.int8))(keys)
+
+
 def majority_noise_sensitivity(n, delta) -> float:
     """Exact ``NS_delta[Maj_n]`` for odd ``n`` by summing over the number ``a`` of -1 inputs and the
     numbers of flipped -1s and +1s (O(n^3) terms in exact binomials, float64 probabilities).

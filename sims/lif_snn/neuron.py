@@ -126,11 +126,21 @@ def full_vector_flip_rate(key, n: int, *, theta: float, m: int, nu: float | None
     if d is None:
         flip = uf < nu
     else:  # exactly d coordinates: the d smallest of n uniform keys
-        flip = uf <= jnp.sort(uf, axis=-1)[:, d - 1:d] if d > 0 else jnp.zeros((m, n), bool)
+        flip = _le_kth_smallest(uf, d) if d > 0 else jnp.zeros((m, n), bool)
     y = jnp.where(flip, -x, x)
     sx = th.static_neuron_spikes(jnp.sum(w * x, -1), theta, 1.0, 1, "slif")[0]
     sy = th.static_neuron_spikes(jnp.sum(w * y, -1), theta, 1.0, 1, "slif")[0]
     return jnp.mean(sx != sy)
+
+
+def _le_kth_smallest(u, k: int):
+    """``u <= (the k-th smallest entry of each row)``: the ``k`` smallest of each row of ``u [..., n]`` (more
+    where they tie), for ``u >= +0``. Compared as their IEEE bit patterns, which order non-negative floats
+    as their values do, so the set is the same; XLA's integer sort is about 10x faster on the CPU than its
+    float sort, whose comparator orders NaNs and signed zeros (an [8, 8192, 100] float64 block at k = 10:
+    0.19 s against 1.94 s, the same masks; 2 cores, 2026-12-04)."""
+    bits = jax.lax.bitcast_convert_type(u, jnp.dtype(f"int{8 * u.dtype.itemsize}"))
+    return bits <= jnp.sort(bits, axis=-1)[..., k - 1:k]
 
 
 def _check_kinds(kinds) -> None:

@@ -87,9 +87,9 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
                                               "tie": np.asarray(o["tie"]).mean(axis=-1)})
             rand = []
             for j0 in range(0, p.n_networks, p.networks_per_call):
-                rand.append(level_weights(np.stack([
-                    boolean.random_function(runtime.seed_key(ctx.config.seed + 1, 1000 * i + j), n)
-                    for j in range(j0, min(j0 + p.networks_per_call, p.n_networks))])))
+                js = jnp.arange(j0, min(j0 + p.networks_per_call, p.n_networks))
+                keys = jax.vmap(lambda j: runtime.seed_key(ctx.config.seed + 1, 1000 * i + j))(js)
+                rand.append(level_weights(boolean.random_functions(keys, n)))
             return {"weights": r["weights"], "tie": r["tie"], "random_weights": np.concatenate(rand)}
         r = ctx.parts.get(f"n{n}", piece)
         nu = 1 / math.sqrt(n)
