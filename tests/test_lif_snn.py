@@ -408,6 +408,27 @@ def test_dropout_rates_and_classes_in_the_depth_experiment():
     assert th.classify(counts).tolist() == [0, 1, 3]  # ties to the lowest index
 
 
+@pytest.mark.parametrize("kind", th.KINDS)
+def test_every_depth_counts_are_each_depth_networks_running_spike_counts(kind):
+    """Entry ``[L - 1, t - 1]`` is the readout's spike count over steps 1..t of the L-layer network made of
+    the first L - 1 hidden layers (weights from ``fold_in(k_hidden, l)``, as random_stack_spikes draws them)
+    and readout L - 1: checked against run_network on those weights and numpy's cumulative sum."""
+    n, T, depth, theta = 8, 4, 3, 0.5
+    key = jax.random.key(5)
+    x = th.encode_input(np.where(np.random.default_rng(1).random((6, n)) < 0.5, 1.0, -1.0), kind)
+    got = np.asarray(sim.every_depth_counts(key, jnp.asarray(x), depth, theta, 1.0, T, kind))
+    assert got.shape == (depth, T, 6, 2)
+    k_hidden, k_read = jax.random.split(key)
+    hidden = [jax.random.normal(jax.random.fold_in(k_hidden, l), (n, n), jnp.float64) / math.sqrt(n)
+              for l in range(depth - 1)]
+    readout = sim.networks.readout_weights(k_read, depth, n, 2, jnp.float64)
+    for L in range(1, depth + 1):
+        spikes = np.asarray(th.run_network(hidden[:L - 1] + [readout[L - 1]], x, theta, 1.0, T, kind))  # [T, 6, 2]
+        fired = (spikes + 1) / 2 if kind == "slif" else spikes
+        np.testing.assert_array_equal(got[L - 1], np.cumsum(fired, axis=0))
+    assert len({got[L, -1].tobytes() for L in range(depth)}) == depth  # the depths differ: a real check
+
+
 def test_rate_codes_and_sign_sequences():
     assert sim.rate_code(0.01) == 655 and sim.rate_code(0.1) == 6554 and sim.rate_code(0.5) == 32768
     x = np.asarray(sim.sign_sequences(jax.random.key(0), (64, 3, 70)))
