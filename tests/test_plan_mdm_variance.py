@@ -89,24 +89,27 @@ def test_standard_training_flops_match_the_transformer_products(tmp_path):
     p = plan.plan_config(_training_config(tmp_path), "quick")
     assert p.runnable and not p.error, p.error
     calls = {s.name: s.calls for s in p.stages}
-    # each method's seeds (the standard one's with the calibration seed) in conftest.batch_calls' calls
+    # one program per pass count, called per method with its switches: the standard method's seeds (with the
+    # calibration seed), pots and thinned one pass; mirror, pots_mirror and multisample2 two (conftest.batch_calls)
     assert {n: calls[n] for n in calls if n.startswith("train ")} == {
-        f"train {m}": batch_calls(SEEDS + (m == "standard"))[0]
-        for m in ("standard", "pots", "mirror", "pots_mirror", "multisample2", "thinned")}
-    (stage,) = [s for s in p.stages if s.name == "train standard"]
-    rows = batch_calls(SEEDS + 1)[1]  # seeds per call (padded)
+        "train (one pass)": batch_calls(SEEDS + 1)[0] + 2 * batch_calls(SEEDS)[0],
+        "train (two passes)": 3 * batch_calls(SEEDS)[0]}
+    rows = batch_calls(SEEDS + 1)[1]  # seeds per call (padded): the same for SEEDS
+    assert rows == batch_calls(SEEDS)[1]
     # One forward pass of one window: per token and layer the q, k, v and output projections and the MLP,
     # 24 d^2 FLOPs; per layer the attention scores and their product with v, 2 T^2 d each; per token the
     # read-out to 256 byte logits, 2 d 256 (the embedding is a gather).
     fwd = LAYERS * (24 * D * D * SEQ + 4 * SEQ * SEQ * D) + 2 * D * 256 * SEQ
-    # Per seed of a call (rows: the calibration seed's call pads, every row does the work): flax's init runs
-    # one forward pass; each of EVALS + 1 validations VAL_W x VAL_D; each of STEPS steps BATCH windows forward
-    # and backward, the backward twice the forward's products (the gradients of both operands of each
-    # product).
-    dots = rows * fwd * (1 + (EVALS + 1) * VAL_W * VAL_D + 3 * STEPS * BATCH)
-    # The rest is elementwise: layer norms, softmaxes, gelu, the loss, and AdamW on the ~8e4 parameters per
-    # step; under 20% on top at these sizes.
-    assert dots <= stage.cost.flops <= 1.2 * dots
+    for name, passes in (("train (one pass)", 1), ("train (two passes)", 2)):
+        (stage,) = [s for s in p.stages if s.name == name]
+        # Per seed of a call (rows: the calibration seed's call pads, every row does the work): flax's init
+        # runs one forward pass; each of EVALS + 1 validations VAL_W x VAL_D; each of STEPS steps BATCH windows
+        # forward and backward per pass, the backward twice the forward's products (the gradients of both
+        # operands of each product).
+        dots = rows * fwd * (1 + (EVALS + 1) * VAL_W * VAL_D + passes * 3 * STEPS * BATCH)
+        # The rest is elementwise: layer norms, softmaxes, gelu, the loss, and AdamW on the ~8e4 parameters per
+        # step; under 20% on top at these sizes.
+        assert dots <= stage.cost.flops <= 1.2 * dots, name
 
 
 @pytest.mark.slow

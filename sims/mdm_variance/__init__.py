@@ -38,10 +38,13 @@ from sims.mdm_variance.pots import (  # noqa: F401 - public names of sims.mdm_va
     run_pots,
 )
 from sims.mdm_variance.training import (  # noqa: F401 - public names of sims.mdm_variance
+    ESTIMATORS,
     GRAD_METHODS,
     MASK,
     METHODS_TRAIN,
     _model_loss_fn,
+    estimator_switches,
+    one_sample_loss,
     run_training,
     TrainingParams,
 )

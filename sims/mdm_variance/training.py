@@ -83,6 +83,54 @@ VAL_CHUNK = 64  # validation windows evaluated at once (x val_draws sequences): 
 METHODS_TRAIN = ("standard", "pots", "mirror", "pots_mirror", "multisample2", "thinned")
 # Estimators whose one-sample gradient variance is measured: all of them.
 GRAD_METHODS = METHODS_TRAIN
+# Each estimator as (forward passes, switches) of one_sample_loss. The switches are passed to the compiled
+# training and gradient-variance programs as traced booleans, so that the estimators of one pass share one
+# program of each and those of two passes another (four programs, compiled once each, not twelve).
+# pots: t from the P-POTS density, weight u / p(t); mirror (two passes): the second mask is MIRROR's
+# complement of the first, else an independent one; thinned (one pass): each masked token's term kept with
+# probability 1/2 and doubled.
+SWITCHES = ("pots", "mirror", "thinned")
+PASSES = {1: "one pass", 2: "two passes"}  # forward passes per sample: each its own compiled program
+ESTIMATORS = {
+    "standard": (1, ()),
+    "pots": (1, ("pots",)),
+    "thinned": (1, ("thinned",)),
+    "mirror": (2, ("mirror",)),
+    "pots_mirror": (2, ("pots", "mirror")),
+    "multisample2": (2, ()),
+}
+
+
+def estimator_switches(method: str) -> tuple[int, dict[str, np.ndarray]]:
+    """``(passes, {switch: bool []})`` of ``method`` (one of :data:`METHODS_TRAIN`): its forward passes per
+    sample (1 or 2, static) and its :data:`SWITCHES`. Raises KeyError for an unknown method."""
+    passes, on = ESTIMATORS[method]
+    return passes, {s: np.asarray(s in on) for s in SWITCHES}
+
+
+def one_sample_loss(token_logp, x0, t_key, mask_key, passes: int, sw, tables, eps: float) -> jax.Array:
+    """One-sample MDM loss estimate (float64 ``[]``) of the estimator ``(passes, sw)``
+    (:func:`estimator_switches`) on the window ``x0`` ``[L]``.
+
+    ``token_logp(x0, mask) -> [L]``: the denoiser's log-probability of each true token with ``mask`` applied.
+    ``t_key`` draws t: U[eps, 1] (weight 1), or under ``sw["pots"]`` from the density of ``tables``
+    (:func:`th.binned_tables`; weight u / p(t), Sec. 4.1). ``mask_key`` draws the first mask ``{U < t}``,
+    one uniform per token, the same under every estimator; with ``passes`` = 2 the loss is the mean over it
+    and a second mask: MIRROR's ``{U > 1 - t}`` under ``sw["mirror"]`` (Sec. 4.2), else an independent draw
+    (MultiSample-2, at MIRROR's cost). With one pass under ``sw["thinned"]``, each masked token's term is
+    kept with probability 1/2 and doubled (unbiased, noisier). Source: Sec. 4.1, 4.2 and 5."""
+    L = x0.shape[0]
+    t_pots, w_pots = th.binned_sample(tables, t_key, ())
+    t = jnp.where(sw["pots"], t_pots, th.uniform_t(t_key, (), eps))
+    w = jnp.where(sw["pots"], w_pots, 1.0)
+    u = jax.random.uniform(mask_key, (L,))
+    m1 = u < t
+    if passes == 1:
+        keep = (jax.random.uniform(jax.random.fold_in(mask_key, THINNING_SALT), (L,)) < 0.5) | ~sw["thinned"]
+        return w * jnp.where(sw["thinned"], 2.0, 1.0) * th.mdm_loss(token_logp(x0, m1), t, m1 & keep)
+    m2 = jnp.where(sw["mirror"], u > 1.0 - t,
+                   jax.random.uniform(jax.random.fold_in(mask_key, SECOND_MASK_SALT), (L,)) < t)
+    return w * 0.5 * (th.mdm_loss(token_logp(x0, m1), t, m1) + th.mdm_loss(token_logp(x0, m2), t, m2))
 
 
 def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
@@ -142,29 +190,16 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
                                  (val_toks, vt, vm), batch_size=VAL_CHUNK)
         return jnp.mean(per_window)
 
-    def estimator(params, key, method, sampler):
-        """One-sample loss estimate of ``method`` (one of METHODS_TRAIN) on one random window."""
+    def estimator(params, key, passes, sw, tables):
+        """One-sample loss of the estimator ``(passes, sw)`` on one random window (:func:`one_sample_loss`)."""
         kx, kt, km = jax.random.split(key, 3)
-        x0 = windows(kx, 1)[0]
-        fn = _model_loss_fn(model, params)
-        if method in ("pots", "pots_mirror"):
-            t, w = sampler(kt, ())
-        else:
-            t, w = th.uniform_t(kt, (), p.eps), 1.0
-        if method in ("mirror", "pots_mirror"):
-            m1, m2 = th.mirror_masks(km, t, L)
-            return w * 0.5 * (fn(x0, t, m1) + fn(x0, t, m2))
-        m = jax.random.uniform(km, (L,)) < t
-        if method == "multisample2":
-            m2 = jax.random.uniform(jax.random.fold_in(km, SECOND_MASK_SALT), (L,)) < t
-            return 0.5 * (fn(x0, t, m) + fn(x0, t, m2))
-        if method == "thinned":
-            keep = jax.random.uniform(jax.random.fold_in(km, THINNING_SALT), (L,)) < 0.5
-            return 2.0 * th.mdm_loss(_model_token_logp(model, params, x0, m), t, m & keep)
-        return w * fn(x0, t, m)
+        return one_sample_loss(lambda x, m: _model_token_logp(model, params, x, m), windows(kx, 1)[0], kt, km,
+                               passes, sw, tables, p.eps)
 
-    def train_runs(method, sampler, n):
-        def one(i):
+    def training_program(passes):
+        def train(i, sw, tables):
+            """Seed index ``i``'s run of the estimator ``(passes, sw)``: its final parameters and the
+            validation loss ``[n_evals + 1]`` before training and after each segment."""
             k = runtime.seed_key(seed, i)
             params = model.init(jax.random.fold_in(k, INIT_SALT), jnp.zeros((1, L), jnp.int32))
             state = (params, opt.init(params))
@@ -172,7 +207,7 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             def step(st, s):
                 params, os = st
                 ks = jax.random.split(jax.random.fold_in(jax.random.fold_in(k, STEPS_SALT), s), p.batch)
-                loss = lambda pr: jnp.mean(jax.vmap(lambda kk: estimator(pr, kk, method, sampler))(ks))  # noqa: E731
+                loss = lambda pr: jnp.mean(jax.vmap(lambda kk: estimator(pr, kk, passes, sw, tables))(ks))  # noqa: E731
                 g = jax.grad(loss)(params)
                 upd, os = opt.update(g, os, params)
                 return (optax.apply_updates(params, upd), os), None
@@ -189,21 +224,39 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             state, later = jax.lax.scan(segment, state, seg * jnp.arange(p.n_evals))
             return state[0], jnp.concatenate([val_loss(params)[None], later])
 
-        one.__qualname__ = f"train {method}"  # its name in the plan
-        return runtime.map_batch(one, np.arange(n, dtype=np.int32), mesh=ctx.mesh)
+        train.__qualname__ = f"train ({PASSES[passes]})"  # its name in the plan
+        return train
 
-    def grad_var(params, key, method, sampler):
-        def one(k):
-            return jax.value_and_grad(lambda pr: estimator(pr, k, method, sampler))(params)
-        ls, gs = jax.vmap(one)(jax.random.split(key, p.grad_samples))
-        flat = jnp.concatenate([g.reshape(p.grad_samples, -1) for g in jax.tree.leaves(gs)], 1)
-        dev = flat - flat.mean(0)
-        return jnp.sum(dev * dev) / (p.grad_samples - 1), jnp.var(ls, ddof=1)
+    def grad_var_program(passes):
+        def grad_var(b, sw, tables):
+            """Trace of the covariance of the one-sample gradient, and the variance of the one-sample loss,
+            of the estimator ``(passes, sw)`` at a standard model's parameters ``b[0]``, seed index ``b[1]``."""
+            params, key = b[0], jax.random.fold_in(gkey, b[1])
 
-    std_params, std_vals = train_runs("standard", None, p.n_seeds + 1)  # the last: calibration seed
-    p0 = jax.tree.map(lambda a: a[p.n_seeds], std_params)
-    std_params, std_vals = jax.tree.map(lambda a: a[:p.n_seeds], std_params), std_vals[:p.n_seeds]
+            def one(k):
+                return jax.value_and_grad(lambda pr: estimator(pr, k, passes, sw, tables))(params)
+            ls, gs = jax.vmap(one)(jax.random.split(key, p.grad_samples))
+            flat = jnp.concatenate([g.reshape(p.grad_samples, -1) for g in jax.tree.leaves(gs)], 1)
+            dev = flat - flat.mean(0)
+            return jnp.sum(dev * dev) / (p.grad_samples - 1), jnp.var(ls, ddof=1)
+
+        grad_var.__qualname__ = f"gradient variance ({PASSES[passes]})"  # its name in the plan
+        return grad_var
+
+    # One function object per pass count, so that map_batch compiles each once for all its estimators.
+    train_runs = {n: training_program(n) for n in PASSES}
+    grad_vars = {n: grad_var_program(n) for n in PASSES}
+
+    def train_method(m, n, tables):
+        passes, sw = estimator_switches(m)
+        return runtime.map_batch(train_runs[passes], np.arange(n, dtype=np.int32), sw, tables, mesh=ctx.mesh)
+
+    gkey = jax.random.fold_in(jax.random.key(seed), salts.GRAD_VAR_SALT)
     edges = th.t_bin_edges(p.eps, p.n_bins)
+    # The standard runs come first (their calibration seed fits P-POTS): they pass a flat density, unread.
+    std_params, std_vals = train_method("standard", p.n_seeds + 1, th.binned_tables(edges, np.ones(p.n_bins)))
+    p0 = jax.tree.map(lambda a: a[p.n_seeds], std_params)  # the last: the calibration seed
+    std_params, std_vals = jax.tree.map(lambda a: a[:p.n_seeds], std_params), std_vals[:p.n_seeds]
     fn0 = _model_loss_fn(model, p0)
     tr_windows = windows(jax.random.fold_in(jax.random.key(seed), salts.TRAIN_WINDOWS_SALT), 1024)
     with runtime.planned_theory_jits("P-POTS calibration"):
@@ -212,19 +265,13 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
     if runtime.is_planning():  # the planner's zero draws give the density 0/0: plan with a flat one instead
         mom = {**th.binned_summary(np.ones_like(mom["losses"])), "losses": mom["losses"]}
     probs = th.pots_bin_probs(edges, mom["m2"])
-    sampler = th.binned_sampler(edges, probs)
-    vals = {"standard": std_vals}
-    for m in METHODS_TRAIN[1:]:
-        vals[m] = train_runs(m, sampler, p.n_seeds)[1]
-    gkey = jax.random.fold_in(jax.random.key(seed), salts.GRAD_VAR_SALT)
-    def grad_var_of(m):
-        def one(b):
-            return grad_var(b[0], jax.random.fold_in(gkey, b[1]), m, sampler)
-
-        one.__qualname__ = f"gradient variance {m}"  # its name in the plan
-        return runtime.map_batch(one, (std_params, np.arange(p.n_seeds, dtype=np.int32)), mesh=ctx.mesh)
-
-    gv = {m: grad_var_of(m) for m in GRAD_METHODS}
+    tables = th.binned_tables(edges, probs)
+    vals = {"standard": std_vals, **{m: train_method(m, p.n_seeds, tables)[1] for m in METHODS_TRAIN[1:]}}
+    seeds = (std_params, np.arange(p.n_seeds, dtype=np.int32))
+    gv = {}
+    for m in GRAD_METHODS:
+        passes, sw = estimator_switches(m)
+        gv[m] = runtime.map_batch(grad_vars[passes], seeds, sw, tables, mesh=ctx.mesh)
     with runtime.planned_theory_jits("learned decomposition"):
         dec = th.decompose(fn0, np.asarray(val_toks), jax.random.fold_in(jax.random.key(seed), salts.TRAINED_DECOMPOSITION_SALT), n_t=4,
                            n_masks=4, eps=p.eps)

@@ -4,6 +4,7 @@ the variances of every density exactly in t from the exact mask sums (Jia et al.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -35,25 +36,36 @@ def t_bin_edges(eps: float, n_bins: int) -> np.ndarray:
     return e
 
 
-def binned_sampler(edges, probs) -> TSampler:
-    """Importance sampler of a piecewise-constant density on the bins: bin j with probability
-    ``probs[j]``, t uniform inside it; weight ``u / p(t)`` with ``u = 1 / (1 - eps)`` the U[eps, 1]
-    density and ``p(t) = probs[j] / width_j`` (unbiased for the U[eps, 1] mean: Sec. 4.1).
-    Raises ValueError for negative or non-finite probabilities, or a bin with zero probability."""
+def binned_tables(edges, probs) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """The arrays :func:`binned_sample` draws from, for the piecewise-constant density with bin ``j``'s
+    probability ``probs[j]`` on the bins of ``edges`` (``[n_bins + 1]``): ``(lo, width, log_prob, weight)``,
+    each ``[n_bins]`` float64, ``weight_j = u width_j / probs_j`` with ``u = 1 / (edges[-1] - edges[0])``.
+    ``probs`` is normalised here. Raises ValueError for negative or non-finite probabilities, or a bin with
+    zero probability (the sampler must cover [eps, 1])."""
     e = np.asarray(edges, np.float64)
     pr = np.asarray(probs, np.float64)
     if pr.shape != (e.size - 1,) or not np.all(np.isfinite(pr)) or np.any(pr <= 0):
         raise ValueError("probs must be positive and finite, one per bin (the sampler must cover [eps, 1])")
     pr = pr / pr.sum()
     width, u = np.diff(e), 1.0 / (e[-1] - e[0])
-    lo, wid, logp, wts = (jnp.asarray(a) for a in (e[:-1], width, np.log(pr), u * width / pr))
+    return tuple(jnp.asarray(a) for a in (e[:-1], width, np.log(pr), u * width / pr))
 
-    def sample(key, shape):
-        kb, ku = jax.random.split(key)
-        j = jax.random.categorical(kb, logp, shape=shape)
-        return lo[j] + wid[j] * jax.random.uniform(ku, shape), wts[j]
 
-    return sample
+def binned_sample(tables, key, shape) -> tuple[jax.Array, jax.Array]:
+    """Draws ``t`` of ``shape`` from the density of ``tables`` (:func:`binned_tables`, traced or not): bin j
+    with probability ``probs[j]``, t uniform inside it; and the importance weight ``u / p(t)`` of each,
+    ``p(t) = probs[j] / width_j`` (unbiased for the U[eps, 1] mean: Sec. 4.1). Returns ``(t, weight)``."""
+    lo, wid, logp, wts = tables
+    kb, ku = jax.random.split(key)
+    j = jax.random.categorical(kb, logp, shape=shape)
+    return lo[j] + wid[j] * jax.random.uniform(ku, shape), wts[j]
+
+
+def binned_sampler(edges, probs) -> TSampler:
+    """Importance sampler ``(key, shape) -> (t, weight)`` of a piecewise-constant density on the bins:
+    :func:`binned_sample` on :func:`binned_tables` ``(edges, probs)`` (Sec. 4.1). Raises ValueError for
+    negative or non-finite probabilities, or a bin with zero probability."""
+    return functools.partial(binned_sample, binned_tables(edges, probs))
 
 
 def pots_bin_probs(edges, m2) -> np.ndarray:
