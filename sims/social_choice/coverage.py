@@ -54,15 +54,22 @@ def _bucket(n: int) -> int:
 
 
 def _draw(key, N, d):
-    """The N directions of one draw: the first N of ``_bucket(N)`` normalised Gaussians."""
-    x = jax.random.normal(key, (_bucket(N), d))
+    """The N directions of one draw: the first N of ``_bucket(N)`` normalised Gaussians (all ``_bucket(N)``
+    returned; ``N`` concrete)."""
+    return _directions(key, _bucket(N), d)
+
+
+def _directions(key, n_rows, d):
+    """``[n_rows, d]`` normalised Gaussians (uniform directions)."""
+    x = jax.random.normal(key, (n_rows, d))
     return x / jnp.linalg.norm(x, axis=1, keepdims=True)
 
 
-def _fit_samples(key, N, V, w, theta0):
-    """One draw of N uniform comparisons, the BTL fit from ``theta0``, and whether the contested rows
-    span R^d (else the draw goes to the host to be refused or fitted there)."""
-    x = _draw(key, N, V.shape[1])
+def _fit_samples(key, N, n_rows, V, w, theta0):
+    """One draw of N uniform comparisons (``N`` may be traced: the first N of ``n_rows = _bucket(N)``
+    directions), the BTL fit from ``theta0``, and whether the contested rows span R^d (else the draw goes to
+    the host to be refused or fitted there)."""
+    x = _directions(key, n_rows, V.shape[1])
     Z, W, contested = sc.sampled_rows_jax(x, V, w, n_used=N)
     zc = Z * contested[:, None]
     G = zc.T @ zc
@@ -82,14 +89,21 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag) -> dict:
     angle, angle_v1, inside, margin = (np.full((S, J), np.nan) for _ in range(4))
     v1 = V[int(np.argmax(w))]
     refused = np.zeros((S, J))
-    for j, N in enumerate(sizes):
-        def piece(N=N, j=j):
-            def fit(k):
-                return _fit_samples(jax.random.fold_in(k, j), N, jnp.asarray(V), jnp.asarray(w),
+    fits = {}  # one compiled fit per padded size (_bucket): the sizes below it pass N and j as arguments
+
+    def fit_of(n_rows):
+        if n_rows not in fits:
+            def fit(k, j, N):
+                return _fit_samples(jax.random.fold_in(k, j), N, n_rows, jnp.asarray(V), jnp.asarray(w),
                                     jnp.asarray(rho * u))
 
-            fit.__qualname__ = f"coverage.fit[{tag}, N={N}]"  # its name in the plan: one stage per size
-            out = runtime.map_seeds(fit, seed, S, mesh=mesh)
+            fit.__qualname__ = f"coverage.fit[{tag}, {n_rows} draws]"  # its name in the plan: a stage per shape
+            fits[n_rows] = fit
+        return fits[n_rows]
+
+    for j, N in enumerate(sizes):
+        def piece(N=N, j=j):
+            out = runtime.map_seeds(fit_of(_bucket(N)), seed, S, np.int32(j), np.int32(N), mesh=mesh)
             return {k: np.asarray(v) for k, v in out.items()}
 
         r = parts.get(f"{tag}_N{N}", piece)
