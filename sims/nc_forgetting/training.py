@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import flax.linen as nn
@@ -240,14 +241,24 @@ def train_grid(tr: Trainer, data: Data, specs: list[dict], seed: int, mesh):
     """Train every run of ``specs`` (one vmapped, sharded batch). Returns ``(out, grid)``: the outputs of
     :func:`train_run` with a leading run axis, and :func:`run_grid`'s bookkeeping."""
     grid = run_grid(data, specs, seed)
-    class_task = jnp.asarray(np.arange(N_CLASSES) // 2, jnp.int32)
     n = bucket(data.y_train.size)
     x = np.zeros((n, data.x_train.shape[1]), np.float32)
     x[: data.y_train.size] = data.x_train
     y = np.zeros(n, np.int32)
     y[: data.y_train.size] = data.y_train
+    out = runtime.map_batch(_grid_run(tr, seed), grid["runs"], jnp.asarray(x), jnp.asarray(y), mesh=mesh)
+    return out, grid
+
+
+@functools.lru_cache(maxsize=16)
+def _grid_run(tr: Trainer, seed: int):
+    """``(run, x_train, y_train) -> train_run(...)``, one function object per ``(tr, seed)``: every
+    train_grid call of a process with these settings (both data sets, every experiment) reuses its traced
+    and compiled program instead of tracing, lowering and loading it again."""
+    class_task = jnp.asarray(np.arange(N_CLASSES) // 2, jnp.int32)
+
     def fn(run, xtr, ytr):
         return train_run(tr, seed, run, xtr, ytr, class_task)
 
-    out = runtime.map_batch(fn, grid["runs"], jnp.asarray(x), jnp.asarray(y), mesh=mesh)
-    return out, grid
+    fn.__qualname__ = "train_grid"  # its name in the plan
+    return fn

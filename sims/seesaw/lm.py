@@ -6,6 +6,7 @@ Figure 2)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Literal
 
@@ -131,6 +132,40 @@ VAL_CHUNK = 128  # validation windows evaluated at once (per seed)
 STEPS_SALT = 1  # fold_in salt of a seed's training-step keys, fold_in(., step), apart from its initialisation
 
 
+@functools.lru_cache(maxsize=8)
+def _compiled_lm(p: LMParams, seed: int):
+    """The compiled functions of :func:`train_lm` for the model, data sizes and optimiser of ``p`` and the root
+    ``seed``: ``(init_all, run_chunk, evaluate, measure_noise)``. Made once per ``(p, seed)`` and shared by
+    every schedule trained with them (each schedule had traced and lowered its own, 4 programs each)."""
+    init, train_step, val_loss, noise_scale = _lm_functions(p)
+
+    @runtime.jit
+    def init_all(idx):
+        return jax.vmap(lambda i: init(runtime.seed_key(seed, i)))(idx)
+
+    # Fixed-length chunks (padded with inactive steps): one compilation serves every schedule and batch.
+    @runtime.jit
+    def run_chunk(state, train, idx, start, lr_c, nseq_c, act_c):
+        def one(state, i):
+            def step(st, inp):
+                t, lr, nseq, act = inp
+                key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(seed, i), STEPS_SALT), t)
+                return train_step(st, train, key, lr, nseq, act), None
+
+            return jax.lax.scan(step, state, (start + jnp.arange(CHUNK), lr_c, nseq_c, act_c))[0]
+
+        return jax.vmap(one)(state, idx)
+
+    evaluate = runtime.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)), name="evaluate")
+
+    @runtime.jit
+    def measure_noise(state, train, idx, salt):
+        return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
+            runtime.seed_key(seed, i), salt)))(state, idx)
+
+    return init_all, run_chunk, evaluate, measure_noise
+
+
 def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=None) -> dict[str, np.ndarray]:
     """Train ``p.n_seeds`` seeds (a sharded leading axis) with one schedule; validation loss recorded
     ``p.n_evals`` times at equal token counts.
@@ -158,35 +193,11 @@ def train_lm(p: LMParams, b0: int, kind: str, seed: int, mesh, data, schedule=No
                          for s in np.linspace(0, n_val, p.val_windows).astype(np.int64)])
     lrs, batches = lm_schedule(p, b0, kind) if schedule is None else schedule
     tokens = np.r_[0, np.cumsum(batches)] * p.seq_len
-    init, train_step, val_loss, noise_scale = _lm_functions(p)
     # Eval points: the first step at which each 1/n_evals of the tokens is reached.
     marks = np.minimum(np.searchsorted(tokens, p.total_tokens * np.arange(1, p.n_evals + 1) / p.n_evals),
                        lrs.size)
     n_seeds = p.n_seeds
-
-    @runtime.jit
-    def init_all(idx):
-        return jax.vmap(lambda i: init(runtime.seed_key(seed, i)))(idx)
-
-    # Fixed-length chunks (padded with inactive steps): one compilation serves every schedule and batch.
-    @runtime.jit
-    def run_chunk(state, train, idx, start, lr_c, nseq_c, act_c):
-        def one(state, i):
-            def step(st, inp):
-                t, lr, nseq, act = inp
-                key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(seed, i), STEPS_SALT), t)
-                return train_step(st, train, key, lr, nseq, act), None
-
-            return jax.lax.scan(step, state, (start + jnp.arange(CHUNK), lr_c, nseq_c, act_c))[0]
-
-        return jax.vmap(one)(state, idx)
-
-    evaluate = runtime.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)), name="evaluate")
-
-    @runtime.jit
-    def measure_noise(state, train, idx, salt):
-        return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
-            runtime.seed_key(seed, i), salt)))(state, idx)
+    init_all, run_chunk, evaluate, measure_noise = _compiled_lm(p, seed)
 
     # Seeds in calls of runtime.chunk_size per device, each device running the one-device programs on its
     # own seeds (as runtime.map_batch does): the same bits on 1 or many devices. While planning, one call
