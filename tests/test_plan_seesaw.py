@@ -49,8 +49,8 @@ def test_lm_plan_counts_every_compiled_call_of_the_run(lm_plan):
     chunks = sum(N_EVALS * math.ceil(math.ceil(TOKENS / (SEQ * b0)) / N_EVALS / CHUNK) for b0 in B0S)
     assert chunks == 4
     s = batch_calls(SEEDS)[0]
-    assert calls == {"train_lm.<locals>.init_all": s * len(B0S), "train_lm.<locals>.run_chunk": s * chunks,
-                     "evaluate": s * len(B0S) * (N_EVALS + 1), "train_lm.<locals>.measure_noise": s * 2 * len(B0S)}
+    assert calls == {"init_all": s * len(B0S), "run_chunk": s * chunks,
+                     "evaluate": s * len(B0S) * (N_EVALS + 1), "measure_noise": s * 2 * len(B0S)}
     # one signature each: every chunk and batch size shares one compiled step (batches are arguments)
     assert len(p.stages) == 4
 

@@ -139,12 +139,12 @@ def _compiled_lm(p: LMParams, seed: int):
     every schedule trained with them (each schedule had traced and lowered its own, 4 programs each)."""
     init, train_step, val_loss, noise_scale = _lm_functions(p)
 
-    @runtime.jit
+    @runtime.jit(name="init_all")
     def init_all(idx):
         return jax.vmap(lambda i: init(runtime.seed_key(seed, i)))(idx)
 
     # Fixed-length chunks (padded with inactive steps): one compilation serves every schedule and batch.
-    @runtime.jit
+    @runtime.jit(name="run_chunk")
     def run_chunk(state, train, idx, start, lr_c, nseq_c, act_c):
         def one(state, i):
             def step(st, inp):
@@ -158,7 +158,7 @@ def _compiled_lm(p: LMParams, seed: int):
 
     evaluate = runtime.jit(jax.vmap(lambda st, v: val_loss(st[0], v), in_axes=(0, None)), name="evaluate")
 
-    @runtime.jit
+    @runtime.jit(name="measure_noise")
     def measure_noise(state, train, idx, salt):
         return jax.vmap(lambda st, i: noise_scale(st[0], train, jax.random.fold_in(
             runtime.seed_key(seed, i), salt)))(state, idx)
