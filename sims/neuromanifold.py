@@ -132,7 +132,7 @@ def run_dimensions(p: DimensionsParams, ctx) -> dict[str, np.ndarray]:
         widths[i, :len(w)] = w
     n_params = np.array([nm.mlp_num_params(w) for w in archs])
     exact, numeric, expected, ambient = [], [], [], []
-    for name in p.activations:
+    for name in runtime.tracked(p.activations, "dimensions", unit="activation"):
         cs = activation_of(name)
 
         def piece(cs=cs, numeric=name in p.numeric):

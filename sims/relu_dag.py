@@ -267,7 +267,7 @@ def run_pruning(p: PruningParams, ctx) -> dict:
     f, lf = R.forward_fn(G), R.loss_fn("mse")
     train_loss = runtime.jit(jax.vmap(lambda t: lf(f(t, X), Y)), name="pruning.train_loss")
     loss, kappa, zeros, bit_equal, ratio, final, kappa_tau, pruned_tau, loss_tau = ([] for _ in range(9))
-    for reg in p.regularisers:
+    for reg in runtime.tracked(p.regularisers, "pruning", unit="regulariser"):
         run = R.make_trainer(G, X, Y, reg=reg, lr=p.lr, lam=p.lam, n_steps=p.n_steps, n_save=p.n_save)
         # Its name in the plan: the trainers share code and arguments but not their steps (nuclear runs SVDs),
         # so each regulariser is its own stage.
@@ -466,7 +466,7 @@ def run_conservation(p: ConservationParams, ctx) -> dict:
 
     drift = np.zeros((3, len(p.etas), p.n_seeds))
     gd_identity = np.zeros((len(p.etas), p.n_seeds))
-    for i, eta in enumerate(p.etas):
+    for i, eta in enumerate(runtime.tracked(p.etas, "conservation", unit="step size")):
         n = max(1, int(round(p.horizon / eta)))
         out = ctx.parts.get(f"eta{i}", lambda eta=eta, n=n: runtime.map_seeds(
             one, ctx.config.seed, p.n_seeds, jnp.asarray(eta), jnp.asarray(n), mesh=ctx.mesh))

@@ -505,10 +505,15 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: 
     local = local_devices(mesh)
     placed = {d: on_device(args, dev) for d, dev in local}
     parts = []
-    for rows in batch_chunks(n, mesh, per_device):
-        outs = [run(on_device(jax.tree.map(lambda a: np.asarray(a)[rows[d * k:(d + 1) * k]], batch), dev),
-                    *placed[d]) for d, dev in local]
-        parts.append(gather(outs))
+    chunks = batch_chunks(n, mesh, per_device)
+    # Calls done so far, when there are several (a bar of its own below an experiment's, gone when done).
+    with progress(len(chunks) if len(chunks) > 1 else 0, name.replace(".<locals>", ""), unit="call",
+                  leave=False) as bar:
+        for rows in chunks:
+            outs = [run(on_device(jax.tree.map(lambda a: np.asarray(a)[rows[d * k:(d + 1) * k]], batch), dev),
+                        *placed[d]) for d, dev in local]
+            parts.append(gather(outs))
+            bar.update(1)
     return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
 
 
@@ -570,11 +575,22 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
                               is_leaf=is_pair)
 
 
-def progress(total: int, desc: str, unit: str = "step"):
-    """A progress bar (steps done, rate, remaining time) on process 0; silent elsewhere or when
-    ``PBE_PROGRESS=0``."""
-    quiet = not is_writer() or os.environ.get("PBE_PROGRESS", "1") == "0"
-    return tqdm(total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+def progress(total: int, desc: str, unit: str = "step", leave: bool = True):
+    """A progress bar (``total`` steps: done, rate, remaining time) on stderr of process 0; silent on the
+    others, when ``PBE_PROGRESS=0``, or when ``total`` is 0. ``leave=False``: the bar is erased when closed
+    (a bar shown below an experiment's own)."""
+    quiet = not is_writer() or os.environ.get("PBE_PROGRESS", "1") == "0" or total == 0
+    return tqdm(total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True,
+                leave=leave)
+
+
+def tracked(items, desc: str, unit: str = "step"):
+    """Iterate over ``items`` (a sequence) with a :func:`progress` bar of ``len(items)`` steps: for a host
+    loop (probes, metrics) that takes more than a few seconds."""
+    with progress(len(items), desc, unit) as bar:
+        for item in items:
+            yield item
+            bar.update(1)
 
 
 def device_summary() -> dict[str, Any]:

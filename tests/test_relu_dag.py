@@ -438,11 +438,13 @@ def test_pruning_toy(toy_ctx):
     np.testing.assert_allclose(a["loss_tau"][0], a["loss"][0, :, -1], rtol=TOL["near_lossless_claim"])
 
 
-def test_conservation_toy(toy_ctx):
+def test_conservation_toy(toy_ctx, monkeypatch, capsys):
     from sims import relu_dag as S
 
     p = S.ConservationParams(etas=(0.1, 0.05), horizon=0.4, n_hidden=3, n_seeds=2)
+    monkeypatch.setenv("PBE_PROGRESS", "1")
     a = S.run_conservation(p, toy_ctx(p, "relu_dag", "conservation"))
+    assert "conservation" in capsys.readouterr().err  # its step sizes' progress bar
     assert a["drift"].shape == (3, 2, 2) and a["gd_identity_err"].max() < TOL["sim_identity_rel"]
     gd, rk, adam = (np.median(a["drift"][i], 1) for i in range(3))
     assert np.all(adam > gd) and np.all(gd > rk) and gd[0] > gd[1]

@@ -99,7 +99,7 @@ def run_decomposition(p: DecompositionParams, ctx: cli.Context) -> dict:
                             "naive_total", "naive_total_se", "direct_var", "direct_var_se", "direct_mean")}
     key = jax.random.fold_in(jax.random.key(seed), salts.DECOMPOSITION_SALT)
     stats, draws = [], []
-    for i, name in enumerate(METHODS):
+    for i, name in enumerate(runtime.tracked(METHODS, "decomposition", unit="estimator")):
         def piece(name=name, i=i):
             with runtime.planned_theory_jits(name):
                 d = th.decompose(fns[name], data, jax.random.fold_in(key, i), n_t=p.n_t, n_masks=p.n_masks,

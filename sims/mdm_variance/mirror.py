@@ -69,7 +69,7 @@ def run_mirror(p: MirrorParams, ctx: cli.Context) -> dict:
     out: dict[str, np.ndarray] = {"t_grid": np.asarray(p.t_grid)}
     out["closed_form"] = np.asarray([th.mirror_ratio_context_free(t) for t in p.t_grid])
     out["closed_rho"] = np.asarray([th.mirror_rho_context_free(t) if t < 1 else np.nan for t in p.t_grid])
-    for mi, model in enumerate(PAIR_MODELS):
+    for mi, model in enumerate(runtime.tracked(PAIR_MODELS, "mirror", unit="model")):
         for pi, pair in enumerate(("mirror", "multisample2")):
             def piece(model=model, pair=pair, mi=mi, pi=pi):
                 with runtime.planned_theory_jits(f"{model} {pair}"):

@@ -72,7 +72,7 @@ def run_pots(p: PotsParams, ctx: cli.Context) -> dict:
     key = jax.random.fold_in(jax.random.key(seed), salts.POTS_SALT)
     out: dict[str, np.ndarray] = {"eps_list": np.asarray(p.eps_list)}
     vu, vp, ve, edges_all, draws = [], [], [], [], []
-    for i, eps in enumerate(p.eps_list):
+    for i, eps in enumerate(runtime.tracked(p.eps_list, "pots", unit="eps")):
         def piece(eps=eps, i=i):
             edges = th.t_bin_edges(eps, p.n_bins)
             with runtime.planned_theory_jits(f"eps{i}"):

@@ -66,7 +66,7 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
     pop = (data.y_test // 2) < last
     dead = dead_runs(ftr)
     live = evaluated(R, dead)
-    for r in live:
+    for r in runtime.tracked(live, f"{data.name}: buffer statistics", unit="run"):
         rows = _old_rows(grid, r)
         yb = data.y_train[rows]
         key = jax.random.fold_in(runtime.seed_key(seed, specs[r]["seed"]), HELD_OUT_SALT)
@@ -178,7 +178,7 @@ def _lda_dataset(p: LdaParams, data: Data, seed: int, mesh) -> dict:
     old_te = (data.y_test // 2) < last
     acc_old, acc_all = (np.full((half, len(LDA_HEADS)), np.nan) for _ in range(2))
     eye = np.eye(ftr.shape[-1])
-    for r in evaluated(half):
+    for r in runtime.tracked(evaluated(half), f"{data.name}: LDA heads", unit="run"):
         f, g = ftr[r], fte[r]
         cur = grid["runs"]["cur_idx"][r, last, : grid["runs"]["cur_n"][r, last]].astype(np.int64)
         rows = np.concatenate([_old_rows(grid, r), cur])

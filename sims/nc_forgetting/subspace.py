@@ -155,7 +155,7 @@ def _subspace_dataset(p: SubspaceParams, data: Data, seed: int, mesh) -> dict:
     ood = np.full((R, N_TASKS, K, p.ood_groups), np.nan)
     nc_trained = np.full((R, N_TASKS, K, 2), np.nan)
     nc1_old = np.full((R, N_TASKS, K), np.nan)
-    for r in evaluated(R):
+    for r in runtime.tracked(evaluated(R), f"{data.name}: subspace metrics", unit="run"):
         for s in range(N_TASKS):
             rows = np.concatenate([grid["runs"]["cur_idx"][r, s, : grid["runs"]["cur_n"][r, s]],
                                    grid["runs"]["buf_idx"][r, s, : grid["runs"]["buf_n"][r, s]]]).astype(np.int64)

@@ -79,7 +79,7 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
     head, probe, snr = (np.full((R, N_TASKS, N_TASKS), np.nan) for _ in range(3))
     corr = np.full((R, N_TASKS), np.nan)
     last = N_TASKS - 1
-    for r in evaluated(R):
+    for r in runtime.tracked(evaluated(R), f"{data.name}: heads and probes", unit="run"):
         st = SETTINGS.index(specs[r]["setting"])
         for s in range(N_TASKS):
             W, b = head_of(_params_at(out["params"], r, s))
@@ -96,7 +96,7 @@ def _sweep_dataset(p: SweepParams, data: Data, seed: int, mesh) -> dict:
             corr[r] = class_head_accuracy(h, fte[r, last], data.y_test, st)
     shape = (len(p.settings), len(p.schedules), len(p.buffer_percents), p.n_seeds)
     jhead, jprobe = (np.full((len(jspecs), N_TASKS), np.nan) for _ in range(2))
-    for i in evaluated(len(jspecs)):
+    for i in runtime.tracked(evaluated(len(jspecs)), f"{data.name}: joint runs", unit="run"):
         st, r = SETTINGS.index(jspecs[i]["setting"]), R + i
         W, b = head_of(_params_at(out["params"], r, last))
         jhead[i] = head_accuracy(W, b, fte[r, last], data.y_test, st, last)

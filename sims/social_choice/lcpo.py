@@ -91,7 +91,7 @@ def run_lcpo(p: LCPOParams, ctx: cli.Context) -> dict:
     for f, family in enumerate(p.families):
         def piece(f=f, family=family):
             out = []
-            for j in range(p.n_draws):
+            for j in runtime.tracked(range(p.n_draws), f"lcpo {family}", unit="draw"):
                 key = jax.random.fold_in(runtime.seed_key(ctx.config.seed, j), f)
                 kn, kk, kp = jax.random.split(key, 3)
                 n = int(jax.random.randint(kn, (), rng_n[0], rng_n[1] + 1))

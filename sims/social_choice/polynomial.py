@@ -226,7 +226,7 @@ def run_poly_degrees(p: PolyDegreesParams, ctx: cli.Context) -> dict:
     for i, deg in enumerate(p.degrees):
         def piece(i=i, deg=deg):
             out = []
-            for j in range(p.n_draws):
+            for j in runtime.tracked(range(p.n_draws), f"degree {deg}", unit="draw"):
                 X, pair = sc.theorem41_layout(jax.random.fold_in(runtime.seed_key(ctx.config.seed, j), i), deg,
                                               p.delta)
                 out.append(theorem41_draw(X, pair, V, w, deg))
