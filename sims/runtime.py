@@ -507,13 +507,11 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: 
     parts = []
     chunks = batch_chunks(n, mesh, per_device)
     # Calls done so far, when there are several (a bar of its own below an experiment's, gone when done).
-    with progress(len(chunks) if len(chunks) > 1 else 0, name.replace(".<locals>", ""), unit="call",
-                  leave=False) as bar:
-        for rows in chunks:
-            outs = [run(on_device(jax.tree.map(lambda a: np.asarray(a)[rows[d * k:(d + 1) * k]], batch), dev),
-                        *placed[d]) for d, dev in local]
-            parts.append(gather(outs))
-            bar.update(1)
+    for rows in progress(len(chunks) if len(chunks) > 1 else 0, name.replace(".<locals>", ""), unit="call",
+                         leave=False, items=chunks):
+        outs = [run(on_device(jax.tree.map(lambda a: np.asarray(a)[rows[d * k:(d + 1) * k]], batch), dev),
+                    *placed[d]) for d, dev in local]
+        parts.append(gather(outs))
     return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
 
 
@@ -575,22 +573,20 @@ def mean_over_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh
                               is_leaf=is_pair)
 
 
-def progress(total: int, desc: str, unit: str = "step", leave: bool = True):
+def progress(total: int, desc: str, unit: str = "step", leave: bool = True, items=None):
     """A progress bar (``total`` steps: done, rate, remaining time) on stderr of process 0; silent on the
     others, when ``PBE_PROGRESS=0``, or when ``total`` is 0. ``leave=False``: the bar is erased when closed
-    (a bar shown below an experiment's own)."""
+    (a bar shown below an experiment's own). ``items``: an iterable the bar yields from, one step each
+    (tqdm's own iteration; :func:`tracked`)."""
     quiet = not is_writer() or os.environ.get("PBE_PROGRESS", "1") == "0" or total == 0
-    return tqdm(total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True,
+    return tqdm(items, total=total, desc=desc, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True,
                 leave=leave)
 
 
 def tracked(items, desc: str, unit: str = "step"):
-    """Iterate over ``items`` (a sequence) with a :func:`progress` bar of ``len(items)`` steps: for a host
-    loop (probes, metrics) that takes more than a few seconds."""
-    with progress(len(items), desc, unit) as bar:
-        for item in items:
-            yield item
-            bar.update(1)
+    """``items`` (a sequence), iterated with a :func:`progress` bar of ``len(items)`` steps: a loop over an
+    experiment's pieces or a host loop (probes, metrics) that takes more than a few seconds."""
+    return progress(len(items), desc, unit, items=items)
 
 
 def device_summary() -> dict[str, Any]:

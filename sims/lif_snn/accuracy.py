@@ -86,8 +86,7 @@ def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:
     task_data = digits_data(tp, p.task, ctx.config.seed)
     n_data = task_data[1].size + task_data[3].size
     parity_data = (parity_sample(tp, n_data, ctx.config.seed) if p.parity_sample else parity_placeholder(tp))
-    bar = runtime.progress(len(tasks), "accuracy", unit="task")
-    for pre, task in tasks:
+    for pre, task in runtime.tracked(tasks, "accuracy", unit="task"):
         data = parity_data if task == "parity" else task_data
 
         def piece(task=task, data=data):
@@ -98,6 +97,4 @@ def run_accuracy(p: AccuracyParams, ctx: cli.Context) -> dict:
 
         for name, arr in ctx.parts.get(pre, piece).items():
             out[f"{pre}_{name}"] = arr
-        bar.update(1)
-    bar.close()
     return out

@@ -314,15 +314,12 @@ def run_time_varying(p: TimeVaryingParams, ctx: cli.Context) -> dict:
            "pairs_per_seed": np.asarray(p.neurons_per_seed * p.sequences_per_seed),
            "static_exact": np.stack([th.static_flip_probabilities(int(n), p.theta, float(v), p.T) if 1.0 in p.betas
                                      else np.full(p.T, np.nan) for n, v in zip(widths, nus)])}
-    bar = runtime.progress(widths.size, "time_varying", unit="width")
     per_width = []
-    for i, (n, c) in enumerate(zip(widths, codes)):
+    for i, (n, c) in enumerate(runtime.tracked(list(zip(widths, codes)), "time_varying", unit="width")):
         def piece(i=i, n=int(n), c=c):
             fn = lambda k: time_varying_seed(jax.random.fold_in(k, i), n=n, p=p, codes=(c, fixed_code))
             return network_sweep(fn, ctx.config.seed, p.n_seeds, p.seeds_per_call, ctx.mesh)
         per_width.append(ctx.parts.get(f"n{n}", piece))
-        bar.update(1)
-    bar.close()
     for name in ("dynamic", "static", "dynamic_fixed", "static_fixed"):
         out[f"{name}_per_seed"] = np.stack([np.asarray(r[name], np.float64) for r in per_width], axis=2)
     if 1.0 in p.betas:

@@ -75,8 +75,7 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
            "weights": np.zeros((W, N, D, K)), "ns": np.zeros((W, N, D)), "tie": np.zeros((W, N, D)),
            "random_weights": np.zeros((W, N, K)), "random_ns": np.zeros((W, N)),
            "random_expected": np.zeros((W, K)), "neuron_expected": np.zeros((W, K))}
-    bar = runtime.progress(W, "spectrum", unit="width")
-    for i, n in enumerate(p.widths):
+    for i, n in enumerate(runtime.tracked(p.widths, "spectrum", unit="width")):
         block = min(p.input_block, 2**n)
         pts = boolean.cube(n).astype(np.float32).reshape(-1, block, n)
 
@@ -101,6 +100,4 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
         out["random_ns"][i] = r["random_weights"] @ factor
         out["random_expected"][i, : n + 1] = boolean.random_function_level_weights(n)
         out["neuron_expected"][i, : n + 1] = th.expected_level_weights(n, p.theta)
-        bar.update(1)
-    bar.close()
     return out
