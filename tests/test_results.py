@@ -291,6 +291,12 @@ def test_code_hash_covers_every_file_of_a_sim_package(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "REPO", tmp_path)
     names = {p.relative_to(tmp_path).as_posix() for p in cli.code_files("pkg")}
     assert {"sims/pkg/__init__.py", "sims/pkg/train.py", "theory/helper.py"} <= names
+    assert "theory/other.py" not in names
+    # An edit in the same process is seen (the parsed imports are cached by the file's bytes, not its path).
+    (tmp_path / "theory" / "other.py").write_text("")
+    (tmp_path / "sims" / "pkg" / "train.py").write_text("from theory import helper, other\n")
+    names = {p.relative_to(tmp_path).as_posix() for p in cli.code_files("pkg")}
+    assert {"theory/helper.py", "theory/other.py"} <= names
 
 
 @pytest.mark.parametrize("argv, says", [
