@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import threadpoolctl
 from filelock import FileLock
 
 from sims import runtime, xla
@@ -405,6 +406,27 @@ def test_a_backend_or_distributed_setting_that_cannot_work_is_one_line(env, says
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 2 and "Traceback" not in err, (cmd, err[-2000:])
         assert len(err.strip().splitlines()) == 1 and says in err, (cmd, err)
+
+
+def _blas_threads() -> dict[str, int]:
+    return {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_host_blas_runs_on_one_thread_unless_the_user_set_it(monkeypatch):
+    """After setup (conftest), every BLAS loaded, SciPy's included (JAX's CPU LAPACK loads it), is on one
+    thread; _one_blas_thread sets a BLAS running more threads back to one, and leaves a user's
+    OPENBLAS_NUM_THREADS alone."""
+    jnp.linalg.cholesky(jnp.eye(3)).block_until_ready()  # JAX's first linear algebra: SciPy's LAPACK
+    import scipy.linalg  # noqa: F401  (loaded after setup: reached through OPENBLAS_NUM_THREADS)
+    assert len(_blas_threads()) >= 1 and set(_blas_threads().values()) == {1}, _blas_threads()
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+        runtime._one_blas_thread()
+        assert set(_blas_threads().values()) == {2}, _blas_threads()
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+        runtime._one_blas_thread()
+        assert set(_blas_threads().values()) == {1}, _blas_threads()
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
 
 
 @pytest.mark.parametrize("env, added", [
