@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from claims import ledger
-from theory.numerics import binomial_se
+from theory.numerics import binomial_se, loop_jit
 from theory.relu_dag import (
     balance, balance_array, chain_graph, chain_law_G, chain_law_u, chain_run, component_count_sweep,
     connectivity_sweep, count_components, dl1_count_agreement, dl1_graph, dl1_theta, feasibility_sweep, forced_edges,
@@ -281,7 +281,7 @@ def _claim_unreachable() -> ledger.Evidence:
     field = jax.jit(lambda t: -grad(t))
     h, n, every = 1e-3, 60000, 600
     th0 = jnp.array([1.0, math.sqrt(2.0), 1.0])  # u0 = 1, c = (-1, 1), branch theta1 = theta3 > 0
-    ys = np.asarray(jax.jit(lambda y: rk4(field, y, h, n, every))(th0))
+    ys = np.asarray(loop_jit(lambda y: rk4(field, y, h, n, every))(th0))
     t = np.arange(len(ys)) * h * every
     u = ys[:, 0] ** 2
 
@@ -301,7 +301,7 @@ def _claim_unreachable() -> ledger.Evidence:
     p_rank, p_never = min_rank_along(G, yp)
     hit = next(i for i, y in enumerate(yp) if jacobian_rank(G, theta_dict(G, y)) < 2) if not p_never else None
     field1 = jax.jit(lambda t: -jax.grad(lambda u: lf(f(u, X), 0.1 + Y))(t))
-    err1 = law_err(np.asarray(jax.jit(lambda y: rk4(field1, y, h, n, every))(th0))[:, 0] ** 2)
+    err1 = law_err(np.asarray(loop_jit(lambda y: rk4(field1, y, h, n, every))(th0))[:, 0] ** 2)
     controls = (
         ledger.Control("proximal L1 steps (lam 0.01, step 1e-3) from the same start",
                        ledger.check("full rank at every saved time up to t = 60", p_never, p_rank, 2, "exact rank"),
@@ -347,7 +347,7 @@ def _claim_expressivity(r: ledger.Reads) -> ledger.Evidence:
     bound = 0.5 * float(jnp.mean(Y**2))
     L = jax.jit(jax.vmap(lambda t: lf(f(t, X), Y)))
     field = jax.jit(lambda t: -jax.grad(lambda u: lf(f(u, X), Y))(t))
-    flow = jax.jit(lambda y: rk4(field, y, 5e-3, 40000, 400))
+    flow = loop_jit(lambda y: rk4(field, y, 5e-3, 40000, 400))
     forced = forced_edges(G, {(1, 0): -1.0, (1, 1): -1.0})
     out_idx = [info.edge_index[e] for e in sorted(forced)]
     Ws = [0.7 * np.random.default_rng(s + 3 * r.seed_offset).normal(size=(2, 2)) for s in range(3)]

@@ -36,6 +36,7 @@ from jax.sharding import PartitionSpec as P
 from tqdm.auto import tqdm
 
 from sims import costs, xla
+from theory import numerics
 from theory.numerics import check_int
 
 AXIS = "seeds"
@@ -192,7 +193,7 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 OPTIMIZE_FLOPS = 1e8
 # The compiler options of a full-optimisation compile; _fast_cpu_compiles adds the fusion emitters' switch
 # (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first compiled, after setup.
-_FULL_OPT: dict[str, Any] = {"xla_backend_optimization_level": 3}
+_FULL_OPT: dict[str, Any] = dict(numerics.FULL_OPTIMISATION)
 
 
 def _shard_count(leaves) -> int:

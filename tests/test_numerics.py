@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import sympy
 
+from sims import runtime
 from theory import numerics as nx
 
 EPS = 2.0**-52  # float64 machine epsilon, written out
@@ -479,3 +480,20 @@ def test_pd_above_works_in_the_dtype_of_a():
     assert np.float32(c) == np.float32(1.0)
     assert not bool(nx.pd_above(jnp.eye(3, dtype=jnp.float32), c))
     assert bool(nx.pd_above(jnp.eye(3, dtype=jnp.float64), c))
+
+
+def _compiler_options(jitted, *args) -> dict:
+    # the options a top-level call compiles with (jax's traced-call parameters; make_jaxpr cannot show
+    # them: it traces the call as a nested jit, which jax refuses compiler options for)
+    return dict(jitted.trace(*args)._params["compiler_options_kvs"])
+
+
+def test_loop_jit_compiles_at_full_optimisation_and_is_the_runtimes_option():
+    """loop_jit passes XLA's level 3 to its compile (in this CPU-only test process the default is level 0,
+    sims.xla.CPU_OPT_FLAGS), the same level sims.runtime.jit gives a heavy function, and computes what the
+    function computes: a scan's sum of 0..9."""
+    f = nx.loop_jit(lambda x: jax.lax.scan(lambda c, i: (c + i, None), x, jnp.arange(10))[0])
+    assert _compiler_options(f, 0) == {"xla_backend_optimization_level": 3}
+    assert _compiler_options(jax.jit(lambda x: x), 0) == {}
+    assert int(f(0)) == 45
+    assert runtime._FULL_OPT["xla_backend_optimization_level"] == nx.FULL_OPTIMISATION["xla_backend_optimization_level"] == 3

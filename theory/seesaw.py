@@ -95,7 +95,7 @@ def risk_recursion(eigs, m0, noise_var, lrs, bs, normalized):
     return jnp.concatenate([jnp.array([0.5 * jnp.sum(eigs * m0)]), risks]), eff
 
 
-_recursion_jit = jax.jit(risk_recursion, static_argnames="normalized")
+_recursion_jit = numerics.loop_jit(risk_recursion, static_argnames="normalized")
 
 
 def expected_risk(eigs, m0, noise_var, lrs, batch_sizes, *, normalized=False, return_lrs=False):

@@ -15,6 +15,7 @@ import jax
 import networkx as nx
 import numpy as np
 
+from theory import numerics
 from theory.relu_dag.components import _linprog, connect, forced_edges, sample_point
 from theory.relu_dag.graphs import c_vector, chain_graph, random_dag, structure, theta_dict
 from theory.relu_dag.singular import jacobian_rank, support_components
@@ -128,7 +129,7 @@ def chain_run(step_fn, th0, n_blocks: int = 100, every: int = 600) -> np.ndarray
     def block(t, _):
         t = jax.lax.fori_loop(0, every, lambda i, u: step_fn(u), t)
         return t, t
-    _, ys = jax.jit(lambda t: jax.lax.scan(block, t, None, length=n_blocks))(th0)
+    _, ys = numerics.loop_jit(lambda t: jax.lax.scan(block, t, None, length=n_blocks))(th0)
     return np.concatenate([np.asarray(th0)[None], np.asarray(ys)])
 
 
