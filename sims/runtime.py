@@ -108,7 +108,7 @@ def _one_blas_thread() -> None:
     """Host BLAS (NumPy's and SciPy's OpenBLAS, which also serves JAX's CPU LAPACK) on one thread, unless
     the user set ``OPENBLAS_NUM_THREADS``. Two reasons, both measured (2 cores, 2026-12-04): OpenBLAS's
     threads cost more than they save on this project's host matrices (a scikit-learn probe on 1797 x 32
-    features: 1.13 s on two threads, 0.15 s on one; nc_forgetting fits 1.7k of them at quick scale), and
+    features: 1.13 s on two threads, 0.15 s on one; nc_forgetting fits over a thousand at quick scale), and
     are oversubscribed when two processes share the cores (``make -j2 figures``, the test workers); and the
     numbers no longer depend on the machine's core count (a probe's coefficients differ in the last bits
     between one and two threads). XLA's own kernels do not use BLAS threads and are unchanged.

@@ -14,6 +14,8 @@ binomial standard errors, and the float64 policy.
 * **Linear algebra under vmap** (:func:`cholesky`, :func:`chol_solve`, :func:`spd_solve`,
   :func:`pd_above`): plain jnp loops instead of LAPACK custom calls, which can deadlock when vmapped on
   a 2-core CPU; every vmapped solve of the simulations goes through them.
+* **Long loops at full optimisation** (:func:`loop_jit`): a recursion or ODE integration compiled outside
+  ``sims.runtime.jit`` gets XLA's level 3, which the runtime gives its own heavy functions.
 * **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
   :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
   never silently truncated to an integer; work that grows with an argument is refused up front, the
@@ -56,9 +58,10 @@ def loop_jit(fn, **kwargs):
     that is called outside ``sims.runtime.jit``: the theory layer's own, and a claim's. sims.runtime.jit's
     rule, a while loop counts as heavy, applied where the function is written. At level 0 such loops ran
     6-8x slower: Seesaw's exact risk recursion (d = 1000, 2e5 steps) 7.2 -> 1.0 s for SGD and 10.3 -> 1.2 s
-    for NSGD, a ReLU-DAG claim's RK4 flows 23.8 -> 6.5 s (2 cores, 2026-12-04). Results agree with a
+    for NSGD, a ReLU-DAG claim's RK4 flows 23.8 -> 7.4 s (2 cores, 2026-12-04). Results agree with a
     level-0 compile to rounding (level 3 fuses multiply-adds); on an accelerator the option is XLA's
-    default, so nothing changes there."""
+    default, so nothing changes there. Call the result at top level (its callers convert its output to
+    NumPy): jax refuses compiler options on a jit nested in another trace (ValueError)."""
     return jax.jit(fn, compiler_options=FULL_OPTIMISATION, **kwargs)
 
 
