@@ -29,7 +29,6 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
-import threadpoolctl
 from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
@@ -47,9 +46,6 @@ MAX_SEEDS = 2**31 - 1  # seed indices are int32
 # call, as before this rule; one device runs it in 8 calls of n / 8 (at quick scale on the CPU about
 # as fast: each entry's work, not the dispatch, dominates).
 CHUNKS = 8
-# Threads of the host BLAS (see _one_blas_thread): one, so that host linear algebra (probes, LDA heads,
-# JAX's CPU LAPACK) neither depends on the core count nor competes with XLA's threads or another process.
-HOST_BLAS_THREADS = 1
 _STATE: dict[str, Any] = {"done": False}
 # The planner (sims.plan) while it plans a config: called instead of a compiled function (see jit).
 _PLANNER: dict[str, Any] = {"record": None}
@@ -78,7 +74,7 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
     """
     if not _STATE["done"]:
         _fast_cpu_compiles()
-        _one_blas_thread()
+        xla.one_blas_thread()
         jax.config.update("jax_threefry_partitionable", True)
         cache = cache_dir or os.environ.get("PBE_CACHE_DIR") or str(
             Path.home() / ".cache" / "proofs-by-example" / "jax")
@@ -102,22 +98,6 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
         jax.config.update("jax_enable_x64", True)
         if jnp.zeros(()).dtype != jnp.float64:
             raise RuntimeError("float64 requested but jax_enable_x64 is not in effect")
-
-
-def _one_blas_thread() -> None:
-    """Host BLAS (NumPy's and SciPy's OpenBLAS, which also serves JAX's CPU LAPACK) on one thread, unless
-    the user set ``OPENBLAS_NUM_THREADS``. Two reasons, both measured (2 cores, 2026-12-04): OpenBLAS's
-    threads cost more than they save on this project's host matrices (a scikit-learn probe on 1797 x 32
-    features: 1.13 s on two threads, 0.15 s on one; nc_forgetting fits over a thousand at quick scale), and
-    are oversubscribed when two processes share the cores (``make -j2 figures``, the test workers); and the
-    numbers no longer depend on the machine's core count (a probe's coefficients differ in the last bits
-    between one and two threads). XLA's own kernels do not use BLAS threads and are unchanged.
-    ``OPENBLAS_NUM_THREADS`` reaches the libraries loaded later (SciPy's, at JAX's first linear
-    algebra); threadpoolctl sets those loaded already."""
-    if "OPENBLAS_NUM_THREADS" in os.environ:
-        return
-    os.environ["OPENBLAS_NUM_THREADS"] = str(HOST_BLAS_THREADS)
-    threadpoolctl.threadpool_limits(HOST_BLAS_THREADS, user_api="blas")
 
 
 def _fast_cpu_compiles() -> None:

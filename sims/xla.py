@@ -1,7 +1,7 @@
 """XLA settings of a process, read from the environment before JAX starts its backend: the persistent
-compilation cache's compile-time threshold and the compiler flags of a CPU-only process. Used by
-:func:`sims.runtime.setup`; the full-optimisation compile options that undo part of these live beside the
-compiled-function wrapper (``sims.runtime._FULL_OPT``)."""
+compilation cache's compile-time threshold and the compiler flags of a CPU-only process; and the host
+BLAS's threads. Used by :func:`sims.runtime.setup`; the full-optimisation compile options that undo part
+of these live beside the compiled-function wrapper (``sims.runtime._FULL_OPT``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import os
 
 import jax
 import jaxlib.version
+import threadpoolctl
 
 # Programs that compile in less than this many seconds are not written to the persistent compilation cache
 # (a run's cache holds what is slow to compile). PBE_CACHE_MIN_COMPILE_S overrides it: the test suite sets 0
@@ -90,3 +91,24 @@ def jaxlib_minor() -> tuple[int, int]:
         return int(major), int(minor)
     except ValueError:
         return (0, 0)
+
+
+# Threads of the host BLAS (see one_blas_thread): one, so that host linear algebra (probes, LDA heads,
+# JAX's CPU LAPACK) neither depends on the core count nor competes with XLA's threads or another process.
+HOST_BLAS_THREADS = 1
+
+
+def one_blas_thread() -> None:
+    """Host BLAS (NumPy's and SciPy's OpenBLAS, which also serves JAX's CPU LAPACK) on one thread, unless
+    the user set ``OPENBLAS_NUM_THREADS``. Two reasons, both measured (2 cores, 2026-12-04): OpenBLAS's
+    threads cost more than they save on this project's host matrices (a scikit-learn probe on 1797 x 32
+    features: 1.13 s on two threads, 0.15 s on one; nc_forgetting fits over a thousand at quick scale), and
+    are oversubscribed when two processes share the cores (``make -j2 figures``, the test workers); and the
+    numbers no longer depend on the machine's core count (a probe's coefficients differ in the last bits
+    between one and two threads). XLA's own kernels do not use BLAS threads and are unchanged.
+    ``OPENBLAS_NUM_THREADS`` reaches the libraries loaded later (SciPy's, at JAX's first linear
+    algebra); threadpoolctl sets those loaded already."""
+    if "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = str(HOST_BLAS_THREADS)
+    threadpoolctl.threadpool_limits(HOST_BLAS_THREADS, user_api="blas")

@@ -414,17 +414,17 @@ def _blas_threads() -> dict[str, int]:
 
 def test_host_blas_runs_on_one_thread_unless_the_user_set_it(monkeypatch):
     """After setup (conftest), every BLAS loaded, SciPy's included (JAX's CPU LAPACK loads it), is on one
-    thread; _one_blas_thread sets a BLAS running more threads back to one, and leaves a user's
+    thread; xla.one_blas_thread sets a BLAS running more threads back to one, and leaves a user's
     OPENBLAS_NUM_THREADS alone."""
     jnp.linalg.cholesky(jnp.eye(3)).block_until_ready()  # JAX's first linear algebra: SciPy's LAPACK
     import scipy.linalg  # noqa: F401  (loaded after setup: reached through OPENBLAS_NUM_THREADS)
     assert len(_blas_threads()) >= 1 and set(_blas_threads().values()) == {1}, _blas_threads()
     with threadpoolctl.threadpool_limits(2, user_api="blas"):
         monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-        runtime._one_blas_thread()
+        xla.one_blas_thread()
         assert set(_blas_threads().values()) == {2}, _blas_threads()
         monkeypatch.delenv("OPENBLAS_NUM_THREADS")
-        runtime._one_blas_thread()
+        xla.one_blas_thread()
         assert set(_blas_threads().values()) == {1}, _blas_threads()
         assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
 
