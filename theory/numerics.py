@@ -116,7 +116,9 @@ def exact_rank(matrix, field: Literal["QQ", "modp"] = "QQ", p: int = PRIME) -> i
     if field == "modp":
         rows = a.tolist()
         if exact_ints or set(map(type, itertools.chain.from_iterable(rows))) <= {int}:
-            return int(flint.nmod_mat(rows, p).rank())
+            # Through fmpz_mat, which converts Python ints faster than nmod_mat does: a 56 x 48 matrix of
+            # residues 1.9 -> 1.25 ms with its rank (python-flint 0.9; the rank itself is 0.1 ms).
+            return int(flint.nmod_mat(flint.fmpz_mat(rows), p).rank())
         checked = []
         for r in rows:
             row = []
