@@ -18,6 +18,7 @@ import random
 import re
 from dataclasses import dataclass
 
+import jax
 import numpy as np
 
 from sims import cli, runtime
@@ -25,6 +26,10 @@ from sims.config import param
 from theory import neuromanifold as nm
 
 
+# fold_in salt of the CNN targets' keys in ``exposure``, fold_in(seed_key(seed, i), CNN_TARGETS_SALT): apart
+# from the MLP targets' seed_key(seed, i) and from every other root seed's keys (root seed + 1 had made a
+# replication at seed offset 1 draw the default run's CNN targets as its MLP targets).
+CNN_TARGETS_SALT = runtime.FAMILY_SALT_BASE + 1
 # Activation names a dimensions config may use besides the keys of ``nm.ACTIVATIONS``: a dense random
 # activation ``dense(r,seed)`` (``nm.dense_activation``) and a sum of unit monomials ``x^7+x^6``, ``x^3+x^2+x``.
 _DENSE = re.compile(r"dense\((\d+),(\d+)\)")
@@ -199,11 +204,12 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
                                           tol=p.tol),
               "cnn": nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps,
                                           tol=p.tol)}
+    cnn_trial = trials["cnn"]
+    trials["cnn"] = lambda key: cnn_trial(jax.random.fold_in(key, CNN_TARGETS_SALT))
     for name, fn in trials.items():
         fn.__qualname__ = f"exposure.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
     mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(trials["mlp"], ctx.config.seed, n, mesh=ctx.mesh))
-    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(trials["cnn"], ctx.config.seed + 1, n,
-                                                         mesh=ctx.mesh))
+    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(trials["cnn"], ctx.config.seed, n, mesh=ctx.mesh))
     for name, r in (("mlp", mlp), ("cnn", cnn)):
         frac = float(np.mean(r["critical"]))
         ctx.summary[f"{name}_critical_fraction"] = frac

@@ -32,6 +32,9 @@ from theory import relu_dag as R
 
 # fold_in salt of the second data set of the conservation-law check (its theta0 uses the seed key itself).
 LAW_DATA_SALT = 1
+# Salt of the pruning check's test inputs, numpy's default_rng([seed, PRUNING_TEST_SALT]): a stream of its own
+# (default_rng(seed + 1) is root seed + 1's, from which a replication at seed offset 1 permutes its data).
+PRUNING_TEST_SALT = 0x7E57
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -263,7 +266,7 @@ def run_pruning(p: PruningParams, ctx) -> dict:
     """
     G, X, Y = R.pruning_problem(p.n_data, ctx.config.seed)
     info = R.structure(G)
-    Xt = np.random.default_rng(ctx.config.seed + 1).normal(size=(256, 2))
+    Xt = np.random.default_rng([ctx.config.seed, PRUNING_TEST_SALT]).normal(size=(256, 2))
     f, lf = R.forward_fn(G), R.loss_fn("mse")
     train_loss = runtime.jit(jax.vmap(lambda t: lf(f(t, X), Y)), name="pruning.train_loss")
     loss, kappa, zeros, bit_equal, ratio, final, kappa_tau, pruned_tau, loss_tau = ([] for _ in range(9))

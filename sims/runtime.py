@@ -40,11 +40,12 @@ from theory.numerics import check_int
 
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
-# The default number of entries per device per compiled call (see chunk_size): a batch of n runs in
-# calls of ceil(n / CHUNKS) entries per device. It does not depend on the device count, so neither do a
-# run's numbers. CHUNKS = 8: an 8-device host (and the 8-device paper-scale plan) runs the batch in one
-# call, as before this rule; one device runs it in 8 calls of n / 8 (at quick scale on the CPU about
-# as fast: each entry's work, not the dispatch, dominates).
+# fold_in salts from here to 2**32 - 1 never equal a seed, call or item index (int32): a second family of
+# per-seed keys fold_in(seed_key(seed, i), salt) is apart from every index-keyed draw and every root seed's.
+FAMILY_SALT_BASE = 2**31
+# Entries per device per compiled call by default (chunk_size): ceil(n / CHUNKS) for a batch of n, which
+# does not depend on the device count, so neither do a run's numbers. CHUNKS = 8: an 8-device host (and the
+# 8-device plan) runs the batch in one call; one device in 8 calls (on the CPU about as fast at quick scale).
 CHUNKS = 8
 _STATE: dict[str, Any] = {"done": False}
 # The planner (sims.plan) while it plans a config: called instead of a compiled function (see jit).

@@ -486,3 +486,26 @@ def test_theorem1_width_exponent_of_widths_beyond_int64():
                                                                              abs=TOL["loglog_fit"])
 
 
+
+
+def test_spectrum_controls_are_random_functions_of_their_own_stream(toy_ctx):
+    """The controls of the spectrum experiment: function j at width index i is the uniformly random function
+    of key fold_in(fold_in(seed_key(seed, j), RANDOM_FUNCTIONS_SALT), i), a stream apart from the networks'
+    and from every other root seed's (a replication at seed offset k uses root seed + k). Its level weights
+    come here from Sylvester's Hadamard matrix (scipy): each coefficient is an integer over 2^n, so both
+    transforms are exact in float64 at n <= 6 and agree bit for bit."""
+    from scipy.linalg import hadamard
+
+    from sims.lif_snn.spectrum import RANDOM_FUNCTIONS_SALT
+
+    p = sim.SpectrumParams(widths=(4, 6), max_depth=1, T=2, n_networks=3, networks_per_call=3, input_block=16)
+    ctx = toy_ctx(p, "lif_snn", "spectrum", seed=3)
+    out = sim.run_spectrum(p, ctx)
+    for i, n in enumerate(p.widths):
+        level = np.array([bin(b).count("1") for b in range(2**n)])
+        for j in range(p.n_networks):
+            key = jax.random.fold_in(jax.random.fold_in(runtime.seed_key(3, j), RANDOM_FUNCTIONS_SALT), i)
+            coef = hadamard(2**n) @ B.random_function(key, n) / 2**n
+            np.testing.assert_array_equal(out["random_weights"][i, j, : n + 1],
+                                          np.bincount(level, coef**2, minlength=n + 1))
+

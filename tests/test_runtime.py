@@ -255,6 +255,28 @@ def test_runtime_and_config_have_no_function_local_imports():
         assert not local, local
 
 
+def _root_seed_offsets(source: str, filename: str) -> list[str]:
+    """Where ``source`` adds an integer to (or takes one from) a name or attribute called ``seed``."""
+    def is_seed(node):
+        return getattr(node, "id", None) == "seed" or getattr(node, "attr", None) == "seed"
+
+    return [f"{filename}:{node.lineno}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
+            and any(map(is_seed, (node.left, node.right)))
+            and any(isinstance(x, ast.Constant) and type(x.value) is int for x in (node.left, node.right))]
+
+
+def test_no_simulation_draws_from_another_root_seed():
+    """A simulation's second stream of draws comes from a named fold_in salt (runtime.FAMILY_SALT_BASE) or a
+    numpy SeedSequence salt, never from root seed + k: a replication at seed offset k (root seed + k,
+    ``claims verify --seed-offset k``) would draw it again. The control: the scan finds planted offsets."""
+    found = [hit for path in sorted((REPO / "sims").rglob("*.py"))
+             for hit in _root_seed_offsets(path.read_text(), str(path.relative_to(REPO)))]
+    assert found == []
+    planted = "k = runtime.seed_key(ctx.config.seed + 1, i)\nr = np.random.default_rng(seed - 2)\nj = seed + n\n"
+    assert _root_seed_offsets(planted, "p.py") == ["p.py:1", "p.py:2"]
+
+
 # --------------------------------------------------------------------------------------------------
 # sims.runtime.map_batch
 # --------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from scipy.optimize import minimize
 
 from sims import runtime
 from sims import social_choice as S
+from sims.social_choice.coverage import NARROW_SALT
 from theory import social_choice as sc
 
 matplotlib.use("Agg")
@@ -410,22 +411,24 @@ def test_bad_input_is_a_one_line_value_error(call, match):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_finite_sample_sweep_fits_the_first_n_directions_of_each_draw(toy_ctx):
+@pytest.mark.parametrize("salt, sizes", [(None, (60, 300, 1000, 1200)), (NARROW_SALT, (60, 1200))])
+def test_finite_sample_sweep_fits_the_first_n_directions_of_each_draw(toy_ctx, salt, sizes):
     """finite_sample_sweep compiles one fit per padded size: sizes below 1000 share one, with N and the size
     index j traced, 1000 directions drawn and the first N used. Each seed's angle is the host's fit of the
-    first N directions of its draw (the key fold_in(seed_key(seed, s), j), normalised in numpy), for sizes
-    below, at and above the padding."""
+    first N directions of its draw (the key fold_in(k_s, j), k_s = seed_key(seed, s), or for a second
+    family fold_in(fold_in(k_s, salt), j); normalised in numpy), for sizes below, at and above the padding."""
     V = np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.6, 0.0, 0.8]])
     w = np.array([0.6, 0.3, 0.1])
-    sizes, seeds, seed = (60, 300, 1000, 1200), 3, 5
+    seeds, seed = 3, 5
     cov = S.CoverageParams(sample_sizes=sizes, n_seeds=seeds)
     ctx = toy_ctx(cov, "social_choice", "coverage")
-    r = S.finite_sample_sweep(V, w, sizes, seeds, seed, ctx.mesh, ctx.parts, "main")
+    r = S.finite_sample_sweep(V, w, sizes, seeds, seed, ctx.mesh, ctx.parts, "main", salt=salt)
     u = sc.btl_uniform_closed_form(V, w)[0]
     worst = 0.0
     for j, n in enumerate(sizes):
         for s in range(seeds):
-            x = np.asarray(jax.random.normal(jax.random.fold_in(runtime.seed_key(seed, s), j), (max(n, 1000), 3)))
+            k = runtime.seed_key(seed, s) if salt is None else jax.random.fold_in(runtime.seed_key(seed, s), salt)
+            x = np.asarray(jax.random.normal(jax.random.fold_in(k, j), (max(n, 1000), 3)))
             x = x[:n] / np.sqrt(np.sum(x[:n] ** 2, axis=1, keepdims=True))
             rows = sc.sampled_rows(x, V, w)
             if sc.separating_direction(rows.Z, rows.contested) is not None:

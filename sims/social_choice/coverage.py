@@ -48,6 +48,12 @@ class CoverageParams:
                                  f"got {len(v)}")
 
 
+# fold_in salt of the narrow family's per-seed keys, fold_in(seed_key(seed, s), NARROW_SALT): apart from the
+# main family's keys and from every other root seed's (root seed + 1 had made a replication at seed offset 1
+# draw the default run's narrow numbers as its main family).
+NARROW_SALT = runtime.FAMILY_SALT_BASE + 1
+
+
 def _bucket(n: int) -> int:
     """The padded sample count a size is computed at: small sizes share one compiled shape (1000)."""
     return max(n, 1000)
@@ -78,10 +84,12 @@ def _fit_samples(key, N, n_rows, V, w, theta0):
     return {"theta": theta, "grad_norm": gn, "full_rank": full}
 
 
-def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag) -> dict:
+def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag, salt: int | None = None) -> dict:
     """Angle to the limit direction and cone membership of BTL fits on N sampled comparisons: arrays
     ``[n_seeds, len(sizes)]`` (nan where refused) and the refusal mask. Seed s of size index j draws
-    from ``fold_in(seed_key(seed, s), j)``."""
+    from ``fold_in(k_s, j)``, ``k_s = seed_key(seed, s)``, or ``fold_in(k_s, salt)`` with a ``salt`` (a
+    second family of draws)."""
+    family = (lambda k: k) if salt is None else (lambda k: jax.random.fold_in(k, salt))
     V = np.asarray(V, np.float64)
     w = np.asarray(w, np.float64)
     u, rho = sc.btl_uniform_closed_form(V, w)
@@ -94,8 +102,8 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag) -> dict:
     def fit_of(n_rows):
         if n_rows not in fits:
             def fit(k, j, N):
-                return _fit_samples(jax.random.fold_in(k, j), N, n_rows, jnp.asarray(V), jnp.asarray(w),
-                                    jnp.asarray(rho * u))
+                return _fit_samples(jax.random.fold_in(family(k), j), N, n_rows, jnp.asarray(V),
+                                    jnp.asarray(w), jnp.asarray(rho * u))
 
             fit.__qualname__ = f"coverage.fit[{tag}, {n_rows} draws]"  # its name in the plan: a stage per shape
             fits[n_rows] = fit
@@ -114,7 +122,8 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag) -> dict:
             if not r["full_rank"][s]:
                 # Contested rows short of full rank: refuse the draw when it has no finite MLE,
                 # otherwise fit it on the host.
-                x = np.asarray(_draw(jax.random.fold_in(runtime.seed_key(seed, s), j), N, V.shape[1]))[:N]
+                key = jax.random.fold_in(family(runtime.seed_key(seed, s)), j)
+                x = np.asarray(_draw(key, N, V.shape[1]))[:N]
                 rows = sc.sampled_rows(x, V, w)
                 if sc.separating_direction(rows.Z, rows.contested) is not None:
                     refused[s, j] = 1
@@ -149,8 +158,8 @@ def run_coverage(p: CoverageParams, ctx: cli.Context) -> dict:
                                   "weights": np.asarray(p.weights), "narrow_voters": NV,
                                   "narrow_weights": np.asarray(p.narrow_weights)}
     main = finite_sample_sweep(V, p.weights, p.sample_sizes, p.n_seeds, seed, ctx.mesh, ctx.parts, "main")
-    narrow = finite_sample_sweep(NV, p.narrow_weights, p.narrow_sample_sizes, p.n_seeds, seed + 1, ctx.mesh,
-                                 ctx.parts, "narrow")
+    narrow = finite_sample_sweep(NV, p.narrow_weights, p.narrow_sample_sizes, p.n_seeds, seed, ctx.mesh,
+                                 ctx.parts, "narrow", salt=NARROW_SALT)
     out.update(main)
     out.update({f"narrow_{k}": v for k, v in narrow.items()})
     const = ctx.parts.get("constant", lambda: {"c": np.asarray(sc.asymptotic_angle_constant(
