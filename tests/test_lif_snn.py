@@ -509,3 +509,27 @@ def test_spectrum_controls_are_random_functions_of_their_own_stream(toy_ctx):
             np.testing.assert_array_equal(out["random_weights"][i, j, : n + 1],
                                           np.bincount(level, coef**2, minlength=n + 1))
 
+
+def test_a_sweep_whose_random_streams_would_meet_is_refused(tmp_path):
+    """The law check's fixed-distance streams (salt LAW_FIXED_SALT + d) stay below the mixture's
+    (LAW_MIXTURE_SALT + n): a distance that would reach them is a config error naming the key; a width sweep
+    (one stream per kind and width, KIND_STRIDE apart) has at most KIND_STRIDE widths."""
+    from sims.config import ConfigError
+    from sims.lif_snn.neuron import KIND_STRIDE, LAW_FIXED_SALT, LAW_MIXTURE_SALT
+
+    real = yaml.safe_load((results.REPO / "paper_configs" / "lif_snn_single_neuron.yaml").read_text())
+    gap = LAW_MIXTURE_SALT - LAW_FIXED_SALT
+    for d, ok in ((gap - 1, True), (gap, False)):
+        real["params"].update(law_n=2 * gap, law_distances=[1, d])
+        cfg = tmp_path / "lif_snn_single_neuron.yaml"
+        cfg.write_text(yaml.safe_dump(real))
+        if ok:
+            assert cli.load_config(cfg, "quick")[0].params.law_distances == (1, d)
+        else:
+            with pytest.raises(ConfigError, match=r"params.law_distances\[1\]"):
+                cli.load_config(cfg, "quick")
+    widths = tuple(range(2, KIND_STRIDE + 3))
+    assert len(sim.DepthParams(widths=widths[:KIND_STRIDE]).widths) == KIND_STRIDE
+    for params in (sim.DepthParams, sim.SingleNeuronParams):
+        with pytest.raises(ValueError, match=f"at most {KIND_STRIDE} widths"):
+            params(widths=widths[: KIND_STRIDE + 1])

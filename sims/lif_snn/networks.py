@@ -12,7 +12,8 @@ import numpy as np
 
 from sims import cli, runtime
 from sims.config import param
-from sims.lif_snn.neuron import _check_kinds, _signs, KindName, network_sweep, NuRule, uniform_parts
+from sims.lif_snn.neuron import (_check_kinds, _check_stride, _signs, KIND_STRIDE, KindName, network_sweep,
+                                 NuRule, uniform_parts)
 from theory import lif_snn as th
 
 # ---------------------------------------------------------------------------------------------------
@@ -51,6 +52,7 @@ class DepthParams:
 
     def __post_init__(self):
         _check_kinds(self.kinds)
+        _check_stride(self.widths)
         if np.any(noise_rates(self.widths, self.nu_scale, self.nu_rule) > 1):
             raise ValueError(f"nu ({self.nu_rule} rule, nu_scale = {self.nu_scale}) must be <= 1 for every width")
 
@@ -179,7 +181,7 @@ def run_depth(p: DepthParams, ctx: cli.Context) -> dict:
         per, tie, fixed, drop = [], [], [], []
         for i, (n, v) in enumerate(zip(widths, nus)):
             def piece(i=i, n=int(n), v=float(v), kind=kind):
-                fn = lambda k: depth_network(jax.random.fold_in(k, 1000 * th.KINDS.index(kind) + i),
+                fn = lambda k: depth_network(jax.random.fold_in(k, KIND_STRIDE * th.KINDS.index(kind) + i),
                                              n=n, nu=v, p=p, kind=kind)
                 return network_sweep(fn, ctx.config.seed, p.n_networks, p.networks_per_call, ctx.mesh)
             r = ctx.parts.get(f"{kind}_n{n}", piece)

@@ -20,6 +20,14 @@ from theory.numerics import float64
 KindName = Literal["slif", "lif"]
 NuRule = Literal["sqrt", "sqrt_log", "fixed"]
 
+# fold_in(key, KIND_STRIDE * kind index + width index): one stream per (kind, width) of a width sweep
+# (single_neuron, depth), distinct while a sweep has at most KIND_STRIDE widths.
+KIND_STRIDE = 1000
+# fold_in salts of law_check's draws, plus the case: exactly d bits flipped (d < LAW_MIXTURE_SALT -
+# LAW_FIXED_SALT, so that these stay below the next), each bit w.p. law_nu at width n, level-weight case c.
+LAW_FIXED_SALT, LAW_MIXTURE_SALT, LAW_LEVELS_SALT = 100, 200, 300
+
+
 def uniform_parts(key, shapes):
     """Uniform [0, 1) float64 arrays of the given shapes from ONE draw: each random-number call site
     costs a separate compilation of the threefry hash, which dominates the compile time of these
@@ -143,6 +151,12 @@ def _le_kth_smallest(u, k: int):
     return bits <= jnp.sort(bits, axis=-1)[..., k - 1:k]
 
 
+def _check_stride(widths) -> None:
+    """Raise ValueError when a sweep has more widths than :data:`KIND_STRIDE` (their streams would meet)."""
+    if len(widths) > KIND_STRIDE:
+        raise ValueError(f"at most {KIND_STRIDE} widths (one random stream each per kind), got {len(widths)}")
+
+
 def _check_kinds(kinds) -> None:
     if len(set(kinds)) != len(kinds) or any(k not in th.KINDS for k in kinds):
         raise ValueError(f"kinds must be distinct entries of {th.KINDS}, got {kinds}")
@@ -211,7 +225,8 @@ class SingleNeuronParams:
     large_widths: tuple[float, ...] = param((1e12, 1e14, 1e16), gt=1,
                                             doc="widths of the large-n limit curves (plug-in rho = 1 - 2 nu)")
     law_n: int = param(100, ge=2, doc="width of the full-vector check of the t = 1 law at fixed distance")
-    law_distances: tuple[int, ...] = param((1, 10, 30), ge=1, doc="Hamming distances d of that check")
+    law_distances: tuple[int, ...] = param((1, 10, 30), ge=1, le=LAW_MIXTURE_SALT - LAW_FIXED_SALT - 1,
+                                           doc="Hamming distances d of that check")
     law_nu: float = param(0.1, gt=0, le=1, doc="per-bit flip rate of the mixture check")
     law_mixture_widths: tuple[int, ...] = param((100, 30), ge=2, doc="widths of the mixture check")
     law_samples_per_seed: int = param(8192, ge=1, doc="full-vector simulations per seed and case")
@@ -221,6 +236,7 @@ class SingleNeuronParams:
 
     def __post_init__(self):
         _check_kinds(self.kinds)
+        _check_stride(self.widths)
         if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths + self.large_widths):
             raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width and large width")
         if any(d > self.law_n for d in self.law_distances):
@@ -250,16 +266,17 @@ def law_check(p: SingleNeuronParams, seed: int, mesh) -> dict:
                                              m=p.law_samples_per_seed, **kw)
         return network_sweep(fn, seed, p.n_seeds, chunk, mesh)
 
-    fixed = np.stack([rates(100 + d, p.law_n, d=d) for d in p.law_distances], axis=1)
-    mixture = np.stack([rates(200 + n, n, nu=p.law_nu) for n in p.law_mixture_widths], axis=1)
+    fixed = np.stack([rates(LAW_FIXED_SALT + d, p.law_n, d=d) for d in p.law_distances], axis=1)
+    mixture = np.stack([rates(LAW_MIXTURE_SALT + n, n, nu=p.law_nu) for n in p.law_mixture_widths],
+                       axis=1)
     k_max = max(p.law_level_widths) + 1
     m = p.law_neurons_per_seed
     levels = np.zeros((len(p.law_level_widths), p.n_seeds, k_max))
     for c, (n, theta) in enumerate(zip(p.law_level_widths, p.law_level_thetas)):
         pts = boolean.cube(n).astype(np.float64).T
         for s0 in range(p.n_seeds):
-            w = np.asarray(jax.random.normal(jax.random.fold_in(runtime.seed_key(seed, s0), 300 + c), (m, n),
-                                             jnp.float64))
+            key = jax.random.fold_in(runtime.seed_key(seed, s0), LAW_LEVELS_SALT + c)
+            w = np.asarray(jax.random.normal(key, (m, n), jnp.float64))
             tables = np.where((w / math.sqrt(n)) @ pts > theta, 1.0, -1.0)
             levels[c, s0, : n + 1] = level_weights(tables).mean(axis=0)
     return {"law_fixed_per_seed": fixed.astype(np.float64), "law_mixture_per_seed": mixture.astype(np.float64),
@@ -317,7 +334,7 @@ def run_single_neuron(p: SingleNeuronParams, ctx: cli.Context) -> dict:
                     jax.random.fold_in(key, stream), tab, m=p.samples_per_seed, kind=kind, words=words,
                     theta=p.theta, beta=p.beta, T=p.T)
                 return {"per_seed": runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, tables[i],
-                                                      1000 * th.KINDS.index(kind) + i, mesh=ctx.mesh)}
+                                                      KIND_STRIDE * th.KINDS.index(kind) + i, mesh=ctx.mesh)}
             per_width.append(np.asarray(ctx.parts.get(f"{kind}_n{n}", piece)["per_seed"], np.float64))
             bar.update(1)
         per = np.stack(per_width, axis=1)  # [S, W, T]

@@ -121,6 +121,8 @@ def _flip(u, x, nus):
 
 
 LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)
+# fold_in(seed key, TASK_STRIDE * task index + kind index): one stream per (task, kind) case (two kinds)
+TASK_STRIDE = 1000
 
 
 def noisy_labels(key, y, rate, n_classes: int):
@@ -242,8 +244,8 @@ def run_training(p: TrainingParams, ctx: cli.Context) -> dict:
             data = digits_data(p, task, ctx.config.seed)
         for kind in (p.parity_kinds if task == "parity" else p.kinds):
             def piece(task=task, kind=kind, data=data, ti=ti):
-                fn = lambda k, *d: train_network(
-                    jax.random.fold_in(k, 1000 * ti + th.KINDS.index(kind)), *d, p=p, task=task, kind=kind)
+                fn = lambda k, *d: train_network(jax.random.fold_in(k, TASK_STRIDE * ti + th.KINDS.index(kind)),
+                                                 *d, p=p, task=task, kind=kind)
                 return runtime.map_seeds(fn, ctx.config.seed, p.n_seeds, *data, mesh=ctx.mesh,
                                          per_device=p.per_device)
             cases.append(f"{task}_{kind}")

@@ -24,6 +24,8 @@ from theory import nc_forgetting as th
 # fold_in salt of the draws that split each old class's training rows into buffer and held-out rows, kept
 # apart from the run's other draws (training.INIT_SALT, training.CLASS_ORDER_SALT, sessions 1 to 5).
 HELD_OUT_SALT = 11
+# fold_in(held-out key, DRAW_STRIDE * j + c): the order of class c's test rows in held-out draw j (0 or 1)
+DRAW_STRIDE = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +79,8 @@ def _stats_dataset(p: BufferParams, data: Data, seed: int, mesh) -> dict:
             m = min(bc.size, tc.size)
             take_b.append(bc[:m])
             for j, lst in enumerate((take_h, take_h2)):
-                order = np.asarray(jax.random.permutation(jax.random.fold_in(key, 100 * j + int(c)), tc.size))
+                k_jc = jax.random.fold_in(key, DRAW_STRIDE * j + int(c))
+                order = np.asarray(jax.random.permutation(k_jc, tc.size))
                 lst.append(tc[order[:m]])
         tb, th1, th2 = np.concatenate(take_b), np.concatenate(take_h), np.concatenate(take_h2)
         per_class[r] = tb.size / old.size

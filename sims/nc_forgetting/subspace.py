@@ -20,11 +20,17 @@ from theory import nc_forgetting as th
 # ---------------------------------------------------------------------------------------------------
 
 
+# Seed indices of the host models' generators, seed_key(seed, OFFSET + i) for case or instance i: above
+# every network's seed index (n_seeds <= LINEAR_SEED_OFFSET).
+LINEAR_SEED_OFFSET = 10_000  # the linear-feature model of LINEAR_CASES[i]
+UFM_SEED_OFFSET = 20_000  # the unconstrained-features model of (ufm_tasks, ufm_classes_per_task)[j]
+
+
 @dataclasses.dataclass(frozen=True)
 class SubspaceParams(CommonParams):
     """The exact decay in the linear-feature model and old-class projections onto S_t in the MLP."""
 
-    n_seeds: int = param(10, ge=2, le=runtime.MAX_SEEDS)
+    n_seeds: int = param(10, ge=2, le=LINEAR_SEED_OFFSET)
     snapshots: int = param(5, ge=1, doc="feature snapshots per task (steps_per_task must be a multiple)",
                            smoke=20)
     buffer_percents: tuple[float, ...] = param((0.0, 100.0), ge=0, le=100)
@@ -72,7 +78,8 @@ def linear_cases(p: SubspaceParams, seed: int) -> dict:
     budget: :func:`theory.nc_forgetting.decay_rounding_bound`)."""
     perps, errs, fits = [], [], []
     for i, case in enumerate(LINEAR_CASES):
-        rng = np.random.default_rng(np.asarray(jax.random.key_data(runtime.seed_key(seed, 10_000 + i))))
+        key = runtime.seed_key(seed, LINEAR_SEED_OFFSET + i)
+        rng = np.random.default_rng(np.asarray(jax.random.key_data(key)))
         m = th.collapsed_linear_model(p.lin_classes, p.lin_input_dim, p.lin_feature_dim, p.lin_per_class, rng,
                                       collapsed=case != "not_collapsed", noise=p.control_noise)
         probes = rng.standard_normal((p.lin_probes, p.lin_input_dim))
@@ -109,7 +116,8 @@ def ufm_ranks(p: SubspaceParams, seed: int) -> dict:
     for i, case in enumerate(UFM_CASES):
         lam = 0.0 if case.endswith("no_decay") else p.ufm_lambda
         for j, (n, k) in enumerate(zip(p.ufm_tasks, p.ufm_classes_per_task)):
-            rng = np.random.default_rng(np.asarray(jax.random.key_data(runtime.seed_key(seed, 20_000 + j))))
+            key = runtime.seed_key(seed, UFM_SEED_OFFSET + j)
+            rng = np.random.default_rng(np.asarray(jax.random.key_data(key)))
             out = th.multihead_ufm_gd(n, k, p.ufm_dim, p.ufm_per_class, rng, multi_head=case != "single_head",
                                       eta=p.ufm_eta, lam_features=lam, lam_head=lam, steps=p.ufm_steps)
             s = out["singular_values"]
