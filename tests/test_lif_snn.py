@@ -13,10 +13,14 @@ import pytest
 import yaml
 import scipy.special
 from scipy import stats
+from scipy.linalg import hadamard
 
 from claims import lif_snn as cl
 from sims import cli, results, runtime
 from sims import lif_snn as sim
+from sims.config import ConfigError
+from sims.lif_snn.neuron import KIND_STRIDE, LAW_FIXED_SALT, LAW_MIXTURE_SALT
+from sims.lif_snn.spectrum import RANDOM_FUNCTIONS_SALT
 from theory import boolean as B
 from theory import lif_snn as th
 
@@ -486,18 +490,12 @@ def test_theorem1_width_exponent_of_widths_beyond_int64():
                                                                              abs=TOL["loglog_fit"])
 
 
-
-
 def test_spectrum_controls_are_random_functions_of_their_own_stream(toy_ctx):
     """The controls of the spectrum experiment: function j at width index i is the uniformly random function
     of key fold_in(fold_in(seed_key(seed, j), RANDOM_FUNCTIONS_SALT), i), a stream apart from the networks'
     and from every other root seed's (a replication at seed offset k uses root seed + k). Its level weights
     come here from Sylvester's Hadamard matrix (scipy): each coefficient is an integer over 2^n, so both
     transforms are exact in float64 at n <= 6 and agree bit for bit."""
-    from scipy.linalg import hadamard
-
-    from sims.lif_snn.spectrum import RANDOM_FUNCTIONS_SALT
-
     p = sim.SpectrumParams(widths=(4, 6), max_depth=1, T=2, n_networks=3, networks_per_call=3, input_block=16)
     ctx = toy_ctx(p, "lif_snn", "spectrum", seed=3)
     out = sim.run_spectrum(p, ctx)
@@ -514,9 +512,6 @@ def test_a_sweep_whose_random_streams_would_meet_is_refused(tmp_path):
     """The law check's fixed-distance streams (salt LAW_FIXED_SALT + d) stay below the mixture's
     (LAW_MIXTURE_SALT + n): a distance that would reach them is a config error naming the key; a width sweep
     (one stream per kind and width, KIND_STRIDE apart) has at most KIND_STRIDE widths."""
-    from sims.config import ConfigError
-    from sims.lif_snn.neuron import KIND_STRIDE, LAW_FIXED_SALT, LAW_MIXTURE_SALT
-
     real = yaml.safe_load((results.REPO / "paper_configs" / "lif_snn_single_neuron.yaml").read_text())
     gap = LAW_MIXTURE_SALT - LAW_FIXED_SALT
     for d, ok in ((gap - 1, True), (gap, False)):
