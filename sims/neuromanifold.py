@@ -26,10 +26,20 @@ from sims.config import param
 from theory import neuromanifold as nm
 
 
-# fold_in salt of the CNN targets' keys in ``exposure``, fold_in(seed_key(seed, i), CNN_TARGETS_SALT): apart
-# from the MLP targets' seed_key(seed, i) and from every other root seed's keys (root seed + 1 had made a
-# replication at seed offset 1 draw the default run's CNN targets as its MLP targets).
-CNN_TARGETS_SALT = runtime.FAMILY_SALT_BASE + 1
+# fold_in salt of the CNN's per-seed keys in ``exposure`` and ``sparsity``, fold_in(seed_key(seed, i),
+# CNN_SALT): apart from the MLP's seed_key(seed, i) and from every other root seed's keys (root seed + 1 had
+# made a replication at seed offset 1 draw the default run's CNN targets and runs as its MLP's).
+CNN_SALT = runtime.FAMILY_SALT_BASE + 1
+
+
+def _with_salt(fn, salt: int):
+    """``key -> fn(fold_in(key, salt))``: ``fn`` on a second family of per-seed keys (see ``CNN_SALT``)."""
+    def salted(key):
+        return fn(jax.random.fold_in(key, salt))
+
+    return salted
+
+
 # Activation names a dimensions config may use besides the keys of ``nm.ACTIVATIONS``: a dense random
 # activation ``dense(r,seed)`` (``nm.dense_activation``) and a sum of unit monomials ``x^7+x^6``, ``x^3+x^2+x``.
 _DENSE = re.compile(r"dense\((\d+),(\d+)\)")
@@ -204,8 +214,7 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
                                           tol=p.tol),
               "cnn": nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps,
                                           tol=p.tol)}
-    cnn_trial = trials["cnn"]
-    trials["cnn"] = lambda key: cnn_trial(jax.random.fold_in(key, CNN_TARGETS_SALT))
+    trials["cnn"] = _with_salt(trials["cnn"], CNN_SALT)
     for name, fn in trials.items():
         fn.__qualname__ = f"exposure.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
     mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(trials["mlp"], ctx.config.seed, n, mesh=ctx.mesh))
@@ -251,11 +260,13 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
     ``ctx.summary``: ``{name}_share<{t:g}`` for each threshold t (the shares).
     """
     out = {}
-    for i, (name, spec) in enumerate((("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN))):
+    for name, spec in (("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN)):
         trial = nm.sparsity_trial_fn(*spec, n_steps=p.n_steps, lr=p.lr, init_scale=p.init_scale)
+        if name == "cnn":
+            trial = _with_salt(trial, CNN_SALT)
         trial.__qualname__ = f"sparsity.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
-        r = ctx.parts.get(name, lambda trial=trial, i=i: runtime.map_seeds(
-            trial, ctx.config.seed + i, p.n_runs, mesh=ctx.mesh))
+        r = ctx.parts.get(name, lambda trial=trial: runtime.map_seeds(trial, ctx.config.seed, p.n_runs,
+                                                                      mesh=ctx.mesh))
         d = np.asarray(r["distance"])
         out[f"{name}_distance"] = d
         out[f"{name}_loss"] = np.asarray(r["loss"])

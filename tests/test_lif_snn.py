@@ -19,7 +19,7 @@ from claims import lif_snn as cl
 from sims import cli, results, runtime
 from sims import lif_snn as sim
 from sims.config import ConfigError
-from sims.lif_snn.neuron import KIND_STRIDE, LAW_FIXED_SALT, LAW_MIXTURE_SALT
+from sims.lif_snn.neuron import KIND_STRIDE, LAW_FIXED_SALT, LAW_LEVELS_SALT, LAW_MIXTURE_SALT
 from sims.lif_snn.spectrum import RANDOM_FUNCTIONS_SALT
 from theory import boolean as B
 from theory import lif_snn as th
@@ -511,7 +511,8 @@ def test_spectrum_controls_are_random_functions_of_their_own_stream(toy_ctx):
 def test_a_sweep_whose_random_streams_would_meet_is_refused(tmp_path):
     """The law check's fixed-distance streams (salt LAW_FIXED_SALT + d) stay below the mixture's
     (LAW_MIXTURE_SALT + n): a distance that would reach them is a config error naming the key; a width sweep
-    (one stream per kind and width, KIND_STRIDE apart) has at most KIND_STRIDE widths."""
+    (one stream per kind and width, KIND_STRIDE apart) has at most KIND_STRIDE widths, and single_neuron at
+    most LAW_LEVELS_SALT (its slif streams share the seed key with the law check's level streams)."""
     real = yaml.safe_load((results.REPO / "paper_configs" / "lif_snn_single_neuron.yaml").read_text())
     gap = LAW_MIXTURE_SALT - LAW_FIXED_SALT
     for d, ok in ((gap - 1, True), (gap, False)):
@@ -524,7 +525,7 @@ def test_a_sweep_whose_random_streams_would_meet_is_refused(tmp_path):
             with pytest.raises(ConfigError, match=r"params.law_distances\[1\]"):
                 cli.load_config(cfg, "quick")
     widths = tuple(range(2, KIND_STRIDE + 3))
-    assert len(sim.DepthParams(widths=widths[:KIND_STRIDE]).widths) == KIND_STRIDE
-    for params in (sim.DepthParams, sim.SingleNeuronParams):
-        with pytest.raises(ValueError, match=f"at most {KIND_STRIDE} widths"):
-            params(widths=widths[: KIND_STRIDE + 1])
+    for params, most in ((sim.DepthParams, KIND_STRIDE), (sim.SingleNeuronParams, LAW_LEVELS_SALT)):
+        assert len(params(widths=widths[:most]).widths) == most
+        with pytest.raises(ValueError, match=f"at most {most} widths"):
+            params(widths=widths[: most + 1])

@@ -256,14 +256,15 @@ def test_runtime_and_config_have_no_function_local_imports():
 
 
 def _root_seed_offsets(source: str, filename: str) -> list[str]:
-    """Where ``source`` adds an integer to (or takes one from) a name or attribute called ``seed``."""
-    def is_seed(node):
-        return getattr(node, "id", None) == "seed" or getattr(node, "attr", None) == "seed"
+    """Where ``source`` adds anything to (or takes it from) a name or attribute called ``seed``, except the
+    replication's own shift by a ``seed_offset``."""
+    def name(node):
+        return getattr(node, "id", None) or getattr(node, "attr", None)
 
     return [f"{filename}:{node.lineno}" for node in ast.walk(ast.parse(source))
             if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
-            and any(map(is_seed, (node.left, node.right)))
-            and any(isinstance(x, ast.Constant) and type(x.value) is int for x in (node.left, node.right))]
+            and "seed" in (name(node.left), name(node.right))
+            and "seed_offset" not in (name(node.left), name(node.right))]
 
 
 def test_no_simulation_draws_from_another_root_seed():
@@ -273,8 +274,9 @@ def test_no_simulation_draws_from_another_root_seed():
     found = [hit for path in sorted((REPO / "sims").rglob("*.py"))
              for hit in _root_seed_offsets(path.read_text(), str(path.relative_to(REPO)))]
     assert found == []
-    planted = "k = runtime.seed_key(ctx.config.seed + 1, i)\nr = np.random.default_rng(seed - 2)\nj = seed + n\n"
-    assert _root_seed_offsets(planted, "p.py") == ["p.py:1", "p.py:2"]
+    planted = ("k = runtime.seed_key(ctx.config.seed + 1, i)\nr = np.random.default_rng(seed - 2)\n"
+               "f = map_seeds(trial, ctx.config.seed + i, n)\nc = replace(cfg, seed=cfg.seed + seed_offset)\n")
+    assert _root_seed_offsets(planted, "p.py") == ["p.py:1", "p.py:2", "p.py:3"]
 
 
 # --------------------------------------------------------------------------------------------------

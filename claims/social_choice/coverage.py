@@ -50,11 +50,18 @@ CONE_TEST = "cone margin > 1e-6: NNLS residual <= 1e-9 and the LP's smallest con
             "outside the cone)"
 
 
+# The random instances' keys: jax.random.key(s + INSTANCE_STRIDE * offset) at seed offset ``offset``
+# (s < 1000), so that every offset draws its own (s + offset had made offset 1 redraw the default's 101,
+# 102 and 301).
+INSTANCE_STRIDE = 1000
+
+
 def _uc_instances(offset: int = 0) -> dict:
-    """The named voter sets and random ones (``jax.random.key(seed + offset)``; seed, voters, dimension)."""
+    """The named voter sets and random ones (``jax.random.key(s + INSTANCE_STRIDE * offset)``; s, voters,
+    dimension)."""
     draws = ((100, 2, 2), (101, 2, 2), (102, 2, 2), (200, 3, 2), (300, 4, 3), (301, 4, 3), (400, 4, 4))
-    return {**UC_NAMED, **{f"random d{d}, {k} voters, key {s + offset}": _random_voters(s + offset, k, d)
-                           for s, k, d in draws}}
+    keys = [(s + INSTANCE_STRIDE * offset, k, d) for s, k, d in draws]
+    return {**UC_NAMED, **{f"random d{d}, {k} voters, key {s}": _random_voters(s, k, d) for s, k, d in keys}}
 
 
 @ledger.claim("social_choice.uniform_coverage_po",

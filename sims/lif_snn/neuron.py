@@ -21,7 +21,8 @@ KindName = Literal["slif", "lif"]
 NuRule = Literal["sqrt", "sqrt_log", "fixed"]
 
 # fold_in(key, KIND_STRIDE * kind index + width index): one stream per (kind, width) of a width sweep
-# (single_neuron, depth), distinct while a sweep has at most KIND_STRIDE widths.
+# (single_neuron, depth), distinct while a sweep has at most KIND_STRIDE widths (single_neuron: at most
+# LAW_LEVELS_SALT, so that its slif streams stay below its law check's level streams on the same seed key).
 KIND_STRIDE = 1000
 # fold_in salts of law_check's draws, plus the case: exactly d bits flipped (d < LAW_MIXTURE_SALT -
 # LAW_FIXED_SALT, so that these stay below the next), each bit w.p. law_nu at width n, level-weight case c.
@@ -151,10 +152,11 @@ def _le_kth_smallest(u, k: int):
     return bits <= jnp.sort(bits, axis=-1)[..., k - 1:k]
 
 
-def _check_stride(widths) -> None:
-    """Raise ValueError when a sweep has more widths than :data:`KIND_STRIDE` (their streams would meet)."""
-    if len(widths) > KIND_STRIDE:
-        raise ValueError(f"at most {KIND_STRIDE} widths (one random stream each per kind), got {len(widths)}")
+def _check_stride(widths, most: int = KIND_STRIDE) -> None:
+    """Raise ValueError when a sweep has more than ``most`` widths (:data:`KIND_STRIDE`: their streams would
+    meet; see there)."""
+    if len(widths) > most:
+        raise ValueError(f"at most {most} widths (one random stream each per kind), got {len(widths)}")
 
 
 def _check_kinds(kinds) -> None:
@@ -236,7 +238,7 @@ class SingleNeuronParams:
 
     def __post_init__(self):
         _check_kinds(self.kinds)
-        _check_stride(self.widths)
+        _check_stride(self.widths, LAW_LEVELS_SALT)
         if any(self.nu_scale / math.sqrt(n) > 1 for n in self.widths + self.large_widths):
             raise ValueError("nu = nu_scale / sqrt(n) must be <= 1 for every width and large width")
         if any(d > self.law_n for d in self.law_distances):
