@@ -18,7 +18,6 @@ import random
 import re
 from dataclasses import dataclass
 
-import jax
 import numpy as np
 
 from sims import cli, runtime
@@ -26,18 +25,10 @@ from sims.config import param
 from theory import neuromanifold as nm
 
 
-# fold_in salt of the CNN's per-seed keys in ``exposure`` and ``sparsity``, fold_in(seed_key(seed, i),
-# CNN_SALT): apart from the MLP's seed_key(seed, i) and from every other root seed's keys (root seed + 1 had
-# made a replication at seed offset 1 draw the default run's CNN targets and runs as its MLP's).
+# seed_key salt of the CNN's per-seed keys in ``exposure`` and ``sparsity``: apart from the MLP's and from
+# every other root seed's (root seed + 1 had made a replication at seed offset 1 draw the default run's CNN
+# targets and runs as its MLP's).
 CNN_SALT = runtime.FAMILY_SALT_BASE + 1
-
-
-def _with_salt(fn, salt: int):
-    """``key -> fn(fold_in(key, salt))``: ``fn`` on a second family of per-seed keys (see ``CNN_SALT``)."""
-    def salted(key):
-        return fn(jax.random.fold_in(key, salt))
-
-    return salted
 
 
 # Activation names a dimensions config may use besides the keys of ``nm.ACTIVATIONS``: a dense random
@@ -214,11 +205,11 @@ def run_exposure(p: ExposureParams, ctx) -> dict[str, np.ndarray]:
                                           tol=p.tol),
               "cnn": nm.exposure_trial_fn(*nm.COMPARED_CNN, n_restarts=p.cnn_restarts, n_steps=p.cnn_steps,
                                           tol=p.tol)}
-    trials["cnn"] = _with_salt(trials["cnn"], CNN_SALT)
     for name, fn in trials.items():
         fn.__qualname__ = f"exposure.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
     mlp = ctx.parts.get("mlp", lambda: runtime.map_seeds(trials["mlp"], ctx.config.seed, n, mesh=ctx.mesh))
-    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(trials["cnn"], ctx.config.seed, n, mesh=ctx.mesh))
+    cnn = ctx.parts.get("cnn", lambda: runtime.map_seeds(trials["cnn"], ctx.config.seed, n, mesh=ctx.mesh,
+                                                         salt=CNN_SALT))
     for name, r in (("mlp", mlp), ("cnn", cnn)):
         frac = float(np.mean(r["critical"]))
         ctx.summary[f"{name}_critical_fraction"] = frac
@@ -260,13 +251,11 @@ def run_sparsity(p: SparsityParams, ctx) -> dict[str, np.ndarray]:
     ``ctx.summary``: ``{name}_share<{t:g}`` for each threshold t (the shares).
     """
     out = {}
-    for name, spec in (("mlp", nm.COMPARED_MLP), ("cnn", nm.COMPARED_CNN)):
+    for name, spec, salt in (("mlp", nm.COMPARED_MLP, None), ("cnn", nm.COMPARED_CNN, CNN_SALT)):
         trial = nm.sparsity_trial_fn(*spec, n_steps=p.n_steps, lr=p.lr, init_scale=p.init_scale)
-        if name == "cnn":
-            trial = _with_salt(trial, CNN_SALT)
         trial.__qualname__ = f"sparsity.trial[{name}]"  # its plan name (MLP and CNN take the same arguments)
-        r = ctx.parts.get(name, lambda trial=trial: runtime.map_seeds(trial, ctx.config.seed, p.n_runs,
-                                                                      mesh=ctx.mesh))
+        r = ctx.parts.get(name, lambda trial=trial, salt=salt: runtime.map_seeds(
+            trial, ctx.config.seed, p.n_runs, mesh=ctx.mesh, salt=salt))
         d = np.asarray(r["distance"])
         out[f"{name}_distance"] = d
         out[f"{name}_loss"] = np.asarray(r["loss"])

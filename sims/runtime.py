@@ -40,9 +40,7 @@ from theory.numerics import check_int
 
 AXIS = "seeds"
 MAX_SEEDS = 2**31 - 1  # seed indices are int32
-# fold_in salts from here to 2**32 - 1 never equal a seed, call or item index (int32): a second family of
-# per-seed keys fold_in(seed_key(seed, i), salt) is apart from every index-keyed draw and every root seed's.
-FAMILY_SALT_BASE = 2**31
+FAMILY_SALT_BASE = 2**31  # the least salt of seed_key: above every seed, call or item index (int32)
 # Entries per device per compiled call by default (chunk_size): ceil(n / CHUNKS) for a batch of n, which
 # does not depend on the device count, so neither do a run's numbers. CHUNKS = 8: an 8-device host (and the
 # 8-device plan) runs the batch in one call; one device in 8 calls (on the CPU about as fast at quick scale).
@@ -162,15 +160,14 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 
 
 # Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function at XLA's full
-# optimisation (level 3) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on the idle 2-core
-# machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.02 to 0.5 s faster and
-# runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs
-# slower. A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten
-# times slower. So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a
-# safe side, not a tuned optimum. A while loop (trip count unknown) also counts as heavy. The bar is read
-# per device (the call's FLOPs divided by the number of devices its arguments are split over): a batch of
-# a fixed size per device (chunk_size) then gets the same level, and so the same bits, on 1 or many
-# devices (read on the global FLOPs, a batch sharded over 4 devices crossed it where 1 device did not).
+# optimisation (level 3) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on the idle
+# 2-core machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.02 to 0.5 s faster
+# and runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs slower.
+# A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten times slower.
+# So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a
+# tuned optimum. A while loop (trip count unknown) also counts as heavy. The bar is read per device (FLOPs
+# over the devices its arguments are split over): a fixed batch per device (chunk_size) then gets the same
+# level, and so the same bits, on 1 or many devices (on the global FLOPs, 4 devices had crossed it, 1 not).
 OPTIMIZE_FLOPS = 1e8
 # The compiler options of a full-optimisation compile; _fast_cpu_compiles adds the fusion emitters' switch
 # (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first compiled, after setup.
@@ -322,9 +319,14 @@ def make_mesh(n_devices: int | None = None) -> jax.sharding.Mesh:
                          devices=devices)
 
 
-def seed_key(seed: int, index) -> jax.Array:
-    """The key of seed ``index`` in a sweep with root ``seed``: ``fold_in(key(seed), index)``."""
-    return jax.random.fold_in(jax.random.key(seed), index)
+def seed_key(seed: int, index, salt: int | None = None) -> jax.Array:
+    """The key of seed ``index`` in a sweep with root ``seed``, ``fold_in(key(seed), index)``, folded with
+    ``salt`` if given (in ``[FAMILY_SALT_BASE, 2**32)``, else ValueError): a second family of draws of the
+    same seeds, apart from every index's and every root seed's (root seed + k: redrawn at seed offset k)."""
+    key = jax.random.fold_in(jax.random.key(seed), index)
+    if salt is not None and not FAMILY_SALT_BASE <= salt < 2**32:
+        raise ValueError(f"a seed_key salt must be in [2**31, 2**32), got {salt}")
+    return key if salt is None else jax.random.fold_in(key, salt)
 
 
 def _check_n_seeds(n_seeds: int) -> None:
@@ -418,35 +420,36 @@ def gather(outs) -> Any:
     return out
 
 
-def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None, per_device: int | None = None) -> Any:
+def map_seeds(fn: Callable[..., Any], seed: int, n_seeds: int, *args, mesh=None, per_device: int | None = None,
+              salt: int | None = None) -> Any:
     """Run ``fn(key, *args)`` for seeds 0..n_seeds-1, vmapped, the seeds split over the devices of
     ``mesh``: :func:`map_batch` over the seed indices, each turned into its key by :func:`seed_key`.
 
     Args:
       fn: per-seed function of a key and shared (replicated) arguments, returning a pytree of arrays.
-      seed: root seed; seed ``i`` uses :func:`seed_key` ``(seed, i)``.
+      seed, salt: root seed, and None or a second family's salt: seed ``i`` uses :func:`seed_key` ``(seed, i, salt)``.
       n_seeds: number of seeds (>= 1); padded internally (:func:`batch_chunks`).
       mesh: a 1-D mesh from :func:`make_mesh` (default: all devices).
       per_device: seeds per device per compiled call (default: :func:`chunk_size`'s rule).
     Returns:
       The pytree of numpy arrays with leading axis ``[n_seeds]``, identical on every process.
     Raises:
-      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``; ``per_device`` not an integer >= 1.
+      ValueError: ``n_seeds`` is not in ``[1, 2**31 - 1]``; ``per_device`` not an integer >= 1; a bad ``salt``.
     """
     _check_n_seeds(n_seeds)
-    return map_batch(_per_seed(fn, seed), np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh, per_device=per_device)
+    return map_batch(_per_seed(fn, seed, salt), np.arange(n_seeds, dtype=np.int32), *args, mesh=mesh,
+                     per_device=per_device)
 
 
 # map_batch's compiled functions, kept per function object as jax.jit keeps its traces (the _FN_CACHE most
-# recent, each holding what its function closes over): a loop calling map_seeds again with the same function
-# (network_sweep) reuses the program instead of tracing, lowering and fetching it at every call.
+# recent): a loop calling map_seeds again with one function (network_sweep) reuses its program.
 _FN_CACHE = 32
 
 
 @functools.lru_cache(maxsize=_FN_CACHE)
-def _per_seed(fn: Callable[..., Any], seed: int) -> Callable[..., Any]:
-    """``i -> fn(seed_key(seed, i), ...)``, one function object per ``(fn, seed)``."""
-    per_seed = lambda i, *a: fn(seed_key(seed, i), *a)  # noqa: E731
+def _per_seed(fn: Callable[..., Any], seed: int, salt: int | None) -> Callable[..., Any]:
+    """``i -> fn(seed_key(seed, i, salt), ...)``, one function object per ``(fn, seed, salt)``."""
+    per_seed = lambda i, *a: fn(seed_key(seed, i, salt), *a)  # noqa: E731
     per_seed.__qualname__ = f"map_seeds({getattr(fn, '__qualname__', 'fn')})"  # its name in the plan
     return per_seed
 
@@ -501,10 +504,8 @@ def map_batch(fn: Callable[..., Any], batch: Any, *args, mesh=None, per_device: 
         parts = [to_host(spmd(jax.tree.map(lambda a: shard_rows(np.asarray(a)[rows], mesh), batch), *args))
                  for rows in batch_chunks(n, mesh, per_device)]
         return jax.tree.map(lambda *a: np.concatenate(a)[:n], *parts)
-    # Each device runs the one-device program on its k rows (dispatched asynchronously, so the devices run
-    # side by side): the same compiled code and shapes on 1 or many devices. One program partitioned over
-    # the mesh (SPMD) is compiled differently (other fusions) and rounds differently, which training
-    # amplifies. The cost: each device compiles the program once.
+    # Each device runs the one-device program on its k rows, dispatched asynchronously so that the devices run
+    # side by side (why not one program partitioned over the mesh: the docstring).
     local = local_devices(mesh)
     placed = {d: on_device(args, dev) for d, dev in local}
     parts = []

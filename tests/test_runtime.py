@@ -267,6 +267,19 @@ def _root_seed_offsets(source: str, filename: str) -> list[str]:
             and "seed_offset" not in (name(node.left), name(node.right))]
 
 
+def test_a_salted_seed_key_is_the_seed_key_folded_with_a_salt_above_every_index():
+    """seed_key(seed, i, salt) = fold_in(fold_in(key(seed), i), salt) for a salt in [2**31, 2**32) (no seed,
+    call or item index reaches it); a salt below or beyond is refused, None leaves the key as it was."""
+    plain = jax.random.fold_in(jax.random.key(3), 7)
+    for salt in (runtime.FAMILY_SALT_BASE, 2**32 - 1):
+        want = jax.random.key_data(jax.random.fold_in(plain, salt))
+        np.testing.assert_array_equal(jax.random.key_data(runtime.seed_key(3, 7, salt)), want)
+    np.testing.assert_array_equal(jax.random.key_data(runtime.seed_key(3, 7, None)), jax.random.key_data(plain))
+    for bad in (0, runtime.FAMILY_SALT_BASE - 1, 2**32):
+        with pytest.raises(ValueError, match="salt must be in"):
+            runtime.seed_key(3, 7, bad)
+
+
 def test_no_simulation_draws_from_another_root_seed():
     """A simulation's second stream of draws comes from a named fold_in salt (runtime.FAMILY_SALT_BASE) or a
     numpy SeedSequence salt, never from root seed + k: a replication at seed offset k (root seed + k,

@@ -20,9 +20,9 @@ from theory import lif_snn as th
 # spectrum
 # ---------------------------------------------------------------------------------------------------
 
-# fold_in salt of the uniformly random functions (the control): function j at width index i draws from
-# fold_in(fold_in(seed_key(seed, j), RANDOM_FUNCTIONS_SALT), i), apart from the networks' keys and from
-# every other root seed's (root seed + 1 with index 1000 i + j had repeated draws beyond 1000 networks).
+# seed_key salt of the uniformly random functions (the control): function j at width index i draws from
+# fold_in(seed_key(seed, j, RANDOM_FUNCTIONS_SALT), i), apart from the networks' keys and from every other
+# root seed's (root seed + 1 with index 1000 i + j had repeated draws beyond 1000 networks).
 RANDOM_FUNCTIONS_SALT = runtime.FAMILY_SALT_BASE + 1
 
 
@@ -92,8 +92,8 @@ def run_spectrum(p: SpectrumParams, ctx: cli.Context) -> dict:
             rand = []
             for j0 in range(0, p.n_networks, p.networks_per_call):
                 js = jnp.arange(j0, min(j0 + p.networks_per_call, p.n_networks))
-                keys = jax.vmap(lambda j: jax.random.fold_in(jax.random.fold_in(
-                    runtime.seed_key(ctx.config.seed, j), RANDOM_FUNCTIONS_SALT), i))(js)
+                keys = jax.vmap(lambda j: jax.random.fold_in(
+                    runtime.seed_key(ctx.config.seed, j, RANDOM_FUNCTIONS_SALT), i))(js)
                 rand.append(level_weights(boolean.random_functions(keys, n)))
             return {"weights": r["weights"], "tie": r["tie"], "random_weights": np.concatenate(rand)}
         r = ctx.parts.get(f"n{n}", piece)

@@ -48,9 +48,9 @@ class CoverageParams:
                                  f"got {len(v)}")
 
 
-# fold_in salt of the narrow family's per-seed keys, fold_in(seed_key(seed, s), NARROW_SALT): apart from the
-# main family's keys and from every other root seed's (root seed + 1 had made a replication at seed offset 1
-# draw the default run's narrow numbers as its main family).
+# seed_key salt of the narrow family's per-seed keys, apart from the main family's and from every other root
+# seed's (root seed + 1 had made a replication at seed offset 1 draw the default run's narrow numbers as its
+# main family).
 NARROW_SALT = runtime.FAMILY_SALT_BASE + 1
 
 
@@ -87,9 +87,7 @@ def _fit_samples(key, N, n_rows, V, w, theta0):
 def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag, salt: int | None = None) -> dict:
     """Angle to the limit direction and cone membership of BTL fits on N sampled comparisons: arrays
     ``[n_seeds, len(sizes)]`` (nan where refused) and the refusal mask. Seed s of size index j draws
-    from ``fold_in(k_s, j)``, ``k_s = seed_key(seed, s)``, or ``fold_in(k_s, salt)`` with a ``salt`` (a
-    second family of draws)."""
-    family = (lambda k: k) if salt is None else (lambda k: jax.random.fold_in(k, salt))
+    from ``fold_in(seed_key(seed, s, salt), j)`` (``salt``: None, or a second family of draws)."""
     V = np.asarray(V, np.float64)
     w = np.asarray(w, np.float64)
     u, rho = sc.btl_uniform_closed_form(V, w)
@@ -102,8 +100,8 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag, salt: int 
     def fit_of(n_rows):
         if n_rows not in fits:
             def fit(k, j, N):
-                return _fit_samples(jax.random.fold_in(family(k), j), N, n_rows, jnp.asarray(V),
-                                    jnp.asarray(w), jnp.asarray(rho * u))
+                return _fit_samples(jax.random.fold_in(k, j), N, n_rows, jnp.asarray(V), jnp.asarray(w),
+                                    jnp.asarray(rho * u))
 
             fit.__qualname__ = f"coverage.fit[{tag}, {n_rows} draws]"  # its name in the plan: a stage per shape
             fits[n_rows] = fit
@@ -111,7 +109,8 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag, salt: int 
 
     for j, N in enumerate(sizes):
         def piece(N=N, j=j):
-            out = runtime.map_seeds(fit_of(_bucket(N)), seed, S, np.int32(j), np.int32(N), mesh=mesh)
+            out = runtime.map_seeds(fit_of(_bucket(N)), seed, S, np.int32(j), np.int32(N), mesh=mesh,
+                                    salt=salt)
             return {k: np.asarray(v) for k, v in out.items()}
 
         r = parts.get(f"{tag}_N{N}", piece)
@@ -122,7 +121,7 @@ def finite_sample_sweep(V, w, sizes, n_seeds, seed, mesh, parts, tag, salt: int 
             if not r["full_rank"][s]:
                 # Contested rows short of full rank: refuse the draw when it has no finite MLE,
                 # otherwise fit it on the host.
-                key = jax.random.fold_in(family(runtime.seed_key(seed, s)), j)
+                key = jax.random.fold_in(runtime.seed_key(seed, s, salt), j)
                 x = np.asarray(_draw(key, N, V.shape[1]))[:N]
                 rows = sc.sampled_rows(x, V, w)
                 if sc.separating_direction(rows.Z, rows.contested) is not None:
