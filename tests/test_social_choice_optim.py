@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import integrate, special
-from scipy.optimize import minimize
+from scipy.optimize import minimize, minimize_scalar
 
 from theory import social_choice as sc
 from theory.numerics import float64
@@ -28,10 +28,21 @@ TOLERANCES = {
                                     "Gauss-Legendre product rule) are each accurate to ~1e-13: measured "
                                     "2.5e-14 at worst; a wrong E[sign | t] past a breakpoint moves the loss "
                                     "by O(0.1)"),
-    "fit_1d": (1e-10, "the 1-D fit's finite-difference Newton stops at gradient 2.1e-13 and lands 7.1e-13 from "
-                      "the quad/brentq root (both measured), ~150x below this"),
-    "fd_hessian": (4e-8, "mu comes from a central-difference Hessian with step 1e-3 |theta|, truncation "
-                         "O(h^2): measured 1.7e-8 relative; twice the step errs ~7e-8"),
+    "fit_1d": (1e-10, "the 1-D fit's finite-difference Newton stops at gradient 1.6e-13 and lands 2.6e-13 from "
+                      "the quad/brentq root (both measured), ~400x below this"),
+    "fd_hessian": (4e-8, "mu comes from a central-difference Hessian with steps ~1e-3 (|theta| = 0.78: 1e-3 "
+                         "along theta, 7.8e-4 across), truncation O(h^2): measured 2.1e-8 relative; twice the "
+                         "steps err ~4x more"),
+    "near_parallel_btl": (1e-9, "the 1-D fit's |theta| against the closed form's root, both free of "
+                                "cancellation: measured <= 2.2e-12 at 1, 0.04 and 0.001 deg; before, 3.5e-7 at 0.04 "
+                                "deg (a hypothesis instance) and 81% at 0.001 deg"),
+    "brent_length": (1e-7, "scipy's Brent on a profile flat to rounding finds its minimiser to ~sqrt(eps f / "
+                           "(r^2 f'')) relative: measured <= 1.9e-9 from the fit; the isotropic-step fit was "
+                           "5.4e-6 (hinge, 1 deg) to 2.8 (hinge, 0.001 deg) away"),
+    "brent_angle_per_gap": (1e-8, "the direction, in units of the voters' gap: Brent across theta agrees to "
+                                  "measured <= 1.7e-9; the isotropic-step fit was 1.1e-7 to 4e-2 away"),
+    "brent_xtol": (1e-14, "the Brent references' stopping width (relative): below the ~1e-9 that a profile flat "
+                          "to rounding allows, so flatness, not the stopping rule, sets their accuracy"),
     "weight_sum": (1e-14, "numpy's pairwise sum of <= 8000 positive weights, each one rounding from its exact "
                           "value, errs by <= ~25 eps = 5.5e-15 relative (measured <= 2.2e-16)"),
     "gauss_moment": (1e-14, "96 Gauss-Legendre nodes per half-circle integrate the smooth x exactly up to "
@@ -48,14 +59,14 @@ TOLERANCES = {
                              "of (cos, sin), u / |u| along e1): <= ~4 ulp of 1, measured <= 2.2e-16"),
     "norm_roundoff": (1e-14, "a norm of rounded coordinates: a few ulps, up to 4.4e-15 relative when the vector "
                              "is a difference of points near 4.5 (ulp 8.9e-16) of length 0.2; measured 1.1e-15"),
-    "law_d3_1deg": (1e-11, "in d = 3 the law is exact up to e^-rho (rho = 294); the rounded unit voters fix "
-                           "W - |u| to ~1e-16 / gap, rho* to 1.4e-12 relative: measured 2.8e-13"),
-    "law_d3_001deg": (1e-8, "at 0.01 degrees gap = 3.8e-9, so the rounding floor on rho* is ~1e-8 relative: "
-                            "measured 6.3e-9"),
+    "law_d3": (1e-13, "in d = 3 the law is exact up to e^-rho (rho >= 294), and W - |u| comes from "
+                      "|v_i - v_j|^2 without cancellation: measured 4.4e-16 at 1 and 0.01 deg (W - |u| as a "
+                      "difference erred 2.8e-13 and 6.3e-9)"),
     "law_d2_01deg": (1e-6, "in d = 2 the next term of the law is relative O(1/rho^2), 4e-7 at 0.1 degrees: "
                            "measured 4.0e-7"),
-    "law_d2_001deg": (1e-7, "at 0.01 degrees the O(1/rho^2) term is ~4e-9 and the rounding floor ~1e-8: "
-                            "measured 1.0e-8; the old difference-of-two-terms residual was off by 67%"),
+    "law_d2_001deg": (1e-8, "at 0.01 degrees the O(1/rho^2) term is ~4e-9: measured 4.0e-9 (W - |u| as a "
+                            "difference added a rounding floor of ~1e-8 and read 1.0e-8); the old "
+                            "difference-of-two-terms residual was off by 67%"),
     "printed_3_decimals": (5e-4, "the expected angle is the example's number printed to 3 decimals (1.403 "
                                  "deg): half a unit of the last digit"),
     "grid_cell": (1e-9, "hi - lo is two grid cells of 0.01 deg, subtracted from angles near 1.4 deg: a few ulps "
@@ -177,9 +188,35 @@ def test_one_dimensional_fit_reports_the_true_curvature_and_the_closed_form_opti
     np.testing.assert_allclose(f.theta, rho * u / np.linalg.norm(u), rtol=0, atol=TOL["fit_1d"])
     assert f.grad_norm < TOL["fit_1d"]
     mu = np.linalg.eigvalsh(_btl_hessian_circle(f.theta, W))[0]
-    # the Hessian by central differences with step 1e-3 |theta| errs by ~2e-8 relative here; a step twice
-    # as long errs 4x more (~7e-8)
+    # the Hessian by central differences with steps ~1e-3 errs by ~2e-8 relative here; steps twice as long
+    # err 4x more
     assert f.mu == pytest.approx(mu, rel=TOL["fd_hessian"])
+
+
+@pytest.mark.parametrize("gap_deg", [1.0, 0.04, 0.001])
+def test_one_dimensional_fit_with_nearly_parallel_voters(gap_deg):
+    """Voters gap_deg apart: |theta*| from ~130 to ~2e5, and the loss nearly flat along theta (Hessian
+    eigenvalues ~2e-7 along and ~4e-3 across at 1 deg, ~1e-17 and ~1e-6 at 0.001 deg), where differences
+    along the coordinate axes, angles from sqrt(1 - cos^2) and the even/odd split of the loss each lost
+    |theta*|. BTL against its closed form; hinge and exp against scipy's Brent minimising the same loss
+    derivative-free, along theta (in log |theta|) and across it (in angle), at another quadrature size."""
+    V = sc.voters_from_angles((20.0, 20.0 + gap_deg))
+    w = np.array([0.7, 0.4])
+    u, rho = sc.btl_uniform_closed_form(V, w)
+    assert np.linalg.norm(sc.uniform_coverage_fit(V, w).theta) == pytest.approx(rho, rel=TOL["near_parallel_btl"])
+    for loss in ("hinge", "exp"):
+        f = sc.uniform_coverage_fit(V, w, loss=loss)
+        r, phi = np.linalg.norm(f.theta), math.atan2(f.theta[1], f.theta[0])
+
+        def L(s, a):
+            return coverage.uniform_loss(math.exp(s) * np.array([math.cos(a), math.sin(a)]), V, w, loss, 2000)
+
+        s_ref = minimize_scalar(lambda s: L(s, phi), bracket=(math.log(r) - 1e-3, math.log(r) + 1e-3),
+                                tol=TOL["brent_xtol"]).x
+        a_ref = minimize_scalar(lambda a: L(math.log(r), a), bracket=(phi - 1e-3 / r, phi + 1e-3 / r),
+                                tol=TOL["brent_xtol"]).x
+        assert math.exp(s_ref) == pytest.approx(r, rel=TOL["brent_length"])
+        assert abs(math.degrees(a_ref - phi)) / gap_deg < TOL["brent_angle_per_gap"]
 
 
 def test_coverage_rows_default_to_btl_quadrature_and_the_fit_labels_its_method():
@@ -339,7 +376,7 @@ def test_theorem41_layout_draws_points_over_the_whole_box():
     assert np.all(np.abs(c0s) <= 3) and c0s.max() > 1.5
 
 
-@pytest.mark.parametrize("d, deg, rel", [(3, 1.0, TOL["law_d3_1deg"]), (3, 0.01, TOL["law_d3_001deg"]),
+@pytest.mark.parametrize("d, deg, rel", [(3, 1.0, TOL["law_d3"]), (3, 0.01, TOL["law_d3"]),
                                          (2, 0.1, TOL["law_d2_01deg"]), (2, 0.01, TOL["law_d2_001deg"])])
 def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg, rel):
     """Two voters of weight 1/2 at angle delta: W - |u| = 1 - cos(delta/2) = 2 sin^2(delta/4). The length
@@ -348,9 +385,9 @@ def test_btl_length_of_nearly_agreeing_voters_follows_its_asymptotic_law(d, deg,
     (1/pi in d = 2; 1/2 in d = 3, where x_1 is uniform on [-1, 1] and the law is exact up to e^-rho). So
     rho* = pi sqrt(W p(0) / (3 kappa_d (W - |u|))), kappa_2 = 2/pi, kappa_3 = 1/2: about 20,800 at 0.01
     degrees in d = 2. In d = 2 the next term is relative O(1/rho^2) (4e-7 at 0.1 degrees). A residual
-    computed as the difference of two O(1) terms loses rho* here (it read 6,815 at 0.01 degrees). The
-    voters' rounded unit vectors fix W - |u| only to ~1e-16 / gap relative (1e-8 at 0.01 degrees), rho* to
-    half that: the tolerances sit above that floor and far below the old error."""
+    computed as the difference of two O(1) terms loses rho* here (it read 6,815 at 0.01 degrees), and so
+    does W - |u| computed as a difference (relative error ~1e-16 / gap, 1e-8 at 0.01 degrees): the
+    closed form takes it from sum_ij w_i w_j |v_i - v_j|^2 / 2 / (W + |u|)."""
     delta = math.radians(deg)
     V = np.array([[math.cos(delta / 2), math.sin(delta / 2)], [math.cos(delta / 2), -math.sin(delta / 2)]])
     V = np.c_[V, np.zeros((2, d - 2))]

@@ -15,7 +15,8 @@ Modules:
   python-flint rationals, primal/dual feasibility and equal objectives verified exactly).
 * ``axioms``: Pareto violations, whole-space PO (cone test by NNLS), PMC, and LCPO.
 * ``coverage``: uniform coverage (hemisphere quadrature, exact 1-D reduction, sampling), the BTL closed
-  form, finite-sample asymptotics, the coverage dose-response.
+  form, finite-sample asymptotics.
+* ``dose``: the coverage dose-response (pair data mixed with uniform or arc coverage).
 * ``identities``: the BTL core identity in sympy.
 * ``instances``: Ge's construction (sign slip fixed), ex7, the 3-pair counterexample, the d = 3 voters,
   the random polynomial instances.
@@ -48,18 +49,11 @@ from theory.social_choice.axioms import (
 )
 from theory.social_choice.coverage import (
     CoverageFit,
-    DoseProblem,
-    arc_rows,
     asymptotic_angle_constant,
     btl_uniform_closed_form,
     coverage_rows,
-    dose_fit,
-    dose_margins,
-    dose_problem,
-    dose_thresholds,
     hemisphere_nodes,
     kappa,
-    mixed_rows,
     rho_equation,
     sampled_rows,
     sampled_rows_jax,
@@ -67,6 +61,15 @@ from theory.social_choice.coverage import (
     uniform_coverage_fit,
     uniform_loss,
     voters_from_angles,
+)
+from theory.social_choice.dose import (
+    DoseProblem,
+    arc_rows,
+    dose_fit,
+    dose_margins,
+    dose_problem,
+    dose_thresholds,
+    mixed_rows,
 )
 from theory.social_choice.c1 import C1_PROFILES, c1_candidates, c1_construction_facts, c_star_top_certificate
 from theory.social_choice.exact import (

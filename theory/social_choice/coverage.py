@@ -36,7 +36,6 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 from theory.numerics import float64
-from theory.social_choice.axioms import cone_coordinates
 from theory.social_choice.model import (
     SMOOTH_LOSSES,
     Rows,
@@ -45,7 +44,6 @@ from theory.social_choice.model import (
     dloss,
     ell,
     fit_rows,
-    pair_rows,
     validate,
 )
 
@@ -175,19 +173,6 @@ def sampled_rows_jax(x, V, w, n_used=None):
     return jnp.concatenate([x, -x]), jnp.concatenate([plus, minus]), jnp.concatenate([both, both])
 
 
-def mixed_rows(pairs: Rows, uniform: Rows, alpha: float, n_pairs: int) -> Rows:
-    """The dose-response data (our experiment, beyond the paper): weight ``1 - alpha`` spread equally
-    over ``n_pairs`` labelled pairs (``pairs``: rows of :func:`model.pair_rows`, each pair carrying the
-    total voter weight) and ``alpha`` on uniform coverage (``uniform``: :func:`coverage_rows`)."""
-    if not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
-    Z = np.concatenate([np.asarray(pairs.Z, np.float64), uniform.Z])
-    w = np.concatenate([(1 - alpha) / n_pairs * np.asarray(pairs.w, np.float64), alpha * uniform.w])
-    keep = w > 0
-    return Rows(Z[keep], w[keep], -np.ones((int(keep.sum()), 2), np.int64),
-                np.concatenate([pairs.contested, uniform.contested])[keep])
-
-
 # ---------------------------------------------------------------------------------------------------
 # The exact one-dimensional reduction (any d, any loss)
 # ---------------------------------------------------------------------------------------------------
@@ -207,11 +192,13 @@ def uniform_loss(theta, voters, weights, loss: str, n_gauss: int = _GAUSS) -> fl
     """The uniform-coverage loss ``sum_i w_i E_x[l(<theta, x> sign<v_i, x>)]``, x uniform on S^{d-1}, by an
     exact reduction to one dimension (numpy, float64, any d >= 2).
 
-    Split ``l = e + o`` (even and odd parts). The even part sees only ``|<theta, x>|``; for the odd part,
-    with ``t = <theta_hat, x> = sin(a)`` and ``alpha_i`` the angle between theta and ``v_i``,
-    ``E[sign<v_i, x> | t] = 1 - 2 F(-tan(a) cot(alpha_i))``, F the CDF of one coordinate of a uniform point
-    on S^{d-2} (a step for d = 2, ``betainc((d-2)/2, (d-2)/2, (1 + c)/2)`` above). So
-    ``L = int_0^{pi/2} [W e(rho sin a) + sum_i w_i o(rho sin a) g_i(a)] cos(a)^(d-2) da / N_d``. The
+    With ``t = <theta_hat, x> = sin(a) >= 0`` (x and -x give the same term) and ``alpha_i`` the angle
+    between theta and ``v_i``, ``P(sign<v_i, x> = -1 | t) = F(-tan(a) cot(alpha_i))``, F the CDF of one
+    coordinate of a uniform point on S^{d-2} (a step for d = 2, ``betainc((d-2)/2, (d-2)/2, (1 + c)/2)``
+    above). So ``L = int_0^{pi/2} sum_i w_i [(1 - F_i) l(rho sin a) + F_i l(-rho sin a)] cos(a)^(d-2) da /
+    N_d``, two non-negative terms (the even/odd split ``W e + o sum_i w_i (1 - 2 F_i)`` is the same sum,
+    but for exp its terms, cosh and -sinh of m, cancel: the exp fit erred 1.2e-6 in |theta| with voters
+    1 deg apart, and overflowed at 0.04 deg). The
     integrand is smooth between the breakpoints ``a = min(alpha_i, pi - alpha_i)`` and (hinge)
     ``a = arcsin(1/rho)``, so Gauss-Legendre per piece, after a smoothstep map that also absorbs the
     square-root behaviour of F at a breakpoint, is accurate to rounding level (checked against the
@@ -226,9 +213,13 @@ def uniform_loss(theta, voters, weights, loss: str, n_gauss: int = _GAUSS) -> fl
     d = th.shape[0]
     rho = float(np.linalg.norm(th))
     Vh = V / np.linalg.norm(V, axis=1, keepdims=True)
-    cos_a = np.clip(Vh @ (th / rho), -1.0, 1.0)
-    sin_a = np.sqrt(np.maximum(1.0 - cos_a**2, 0.0))
-    pts = [0.0, math.pi / 2, *np.arctan2(sin_a, np.abs(cos_a)).tolist()]
+    # alpha_i = 2 atan2(|u - v_i|, |u + v_i|) for unit u, v_i (Kahan): accurate to rounding at small
+    # angles, where sqrt(1 - cos^2) errs by ~1e-9 relative (voters 0.04 deg apart) and the misplaced
+    # breakpoint of F's step makes the loss noisy at 1e-9 relative, which is a 1e-7 error in |theta*|
+    uh = th / rho
+    alpha = 2.0 * np.arctan2(np.linalg.norm(uh - Vh, axis=1), np.linalg.norm(uh + Vh, axis=1))
+    cos_a, sin_a = np.cos(alpha), np.sin(alpha)
+    pts = [0.0, math.pi / 2, *np.minimum(alpha, math.pi - alpha).tolist()]
     if loss == "hinge" and rho > 1:
         pts.append(math.asin(1.0 / rho))
     pts = np.sort(np.asarray(pts))
@@ -239,67 +230,96 @@ def uniform_loss(theta, voters, weights, loss: str, n_gauss: int = _GAUSS) -> fl
     t = np.sin(ang)
     dens = np.cos(ang) ** (d - 2) / (special.beta(0.5, (d - 1) / 2) / 2)
     m = rho * t
-    lp, lm = ell(loss, m, np), ell(loss, -m, np)
-    even, odd = 0.5 * (lp + lm), 0.5 * (lp - lm)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = np.where(sin_a > 0, -np.tan(ang)[:, None] * cos_a / np.where(sin_a > 0, sin_a, 1.0),
                      -np.sign(cos_a) * np.inf)
     c = np.clip(c, -1.0, 1.0)
-    if d == 2:
-        F = np.where(c <= -1.0, 0.0, np.where(c >= 1.0, 1.0, 0.5))
-    else:
-        F = special.betainc((d - 2) / 2, (d - 2) / 2, (1.0 + c) / 2)
-    g = 1.0 - 2.0 * F
-    return float(np.sum(wq * dens * (w.sum() * even + odd * (g @ w))))
+
+    def F(c):
+        if d == 2:
+            return np.where(c <= -1.0, 0.0, np.where(c >= 1.0, 1.0, 0.5))
+        return special.betainc((d - 2) / 2, (d - 2) / 2, (1.0 + c) / 2)
+
+    # P(sign<v_i, x> = -1 | t) = F(c), P(+1 | t) = 1 - F(c) = F(-c) (F is symmetric); a zero probability
+    # zeroes its term (exp's e^m overflows beyond the voters' wedge, where F = 0)
+    total = np.zeros_like(m)
+    for sign, p in ((1.0, F(-c) @ w), (-1.0, F(c) @ w)):
+        with np.errstate(over="ignore"):
+            total += np.multiply(ell(loss, sign * m, np), p, out=np.zeros_like(m), where=p > 0)
+    return float(np.sum(wq * dens * total))
 
 
-def _fd_grad_hess(f, th, h):
-    """Gradient (4-point central stencil, error O(h^4)) and Hessian (O(h^2)) by finite differences."""
+def _fd_grad_hess(f, th, steps):
+    """Gradient (4-point central stencil, error O(h^4)) and Hessian (O(h^2)) by finite differences.
+
+    ``steps`` ``[d, d]``: column i is the step vector of axis i (columns orthogonal, so one step size per
+    direction); the derivatives are returned in the coordinates of ``th``."""
     d = th.shape[0]
-    E = np.eye(d) * h
-    g = np.array([(8 * (f(th + e) - f(th - e)) - (f(th + 2 * e) - f(th - 2 * e))) / (12 * h) for e in E])
+    h = np.linalg.norm(steps, axis=0)
+    E = steps.T
+    g = np.array([(8 * (f(th + e) - f(th - e)) - (f(th + 2 * e) - f(th - 2 * e))) / (12 * hi)
+                  for e, hi in zip(E, h)])
     f0 = f(th)
     H = np.empty((d, d))
     for i in range(d):
-        H[i, i] = (f(th + E[i]) - 2 * f0 + f(th - E[i])) / h**2
+        H[i, i] = (f(th + E[i]) - 2 * f0 + f(th - E[i])) / h[i] ** 2
         for j in range(i):
             H[i, j] = H[j, i] = (f(th + E[i] + E[j]) - f(th + E[i] - E[j]) - f(th - E[i] + E[j])
-                                 + f(th - E[i] - E[j])) / (4 * h * h)
-    return g, H
+                                 + f(th - E[i] - E[j])) / (4 * h[i] * h[j])
+    B = steps / h
+    return B @ g, B @ H @ B.T
+
+
+def _polar_steps(th):
+    """Finite-difference steps ``[r, r]`` at ``th`` (columns): 1e-3 max(1, |th|) along th (the loss
+    varies with |th| on the scale max(1, |th|)) and 1e-3 min(1, |th|) along an orthonormal basis of its
+    complement (with the direction on the angular scale min(1, 1/|th|), the width of l(|th| sin a)).
+    Voters 1 deg apart put the Hessian's eigenvalues at ~2e-7 (radial) and ~4e-3 (across), 0.04 deg apart
+    at ~1e-11 and ~2e-4: steps along the coordinate axes mix the two, and one isotropic step of
+    1e-3 |th| biased the hinge optimum's length by 4e-6 relative at 1 deg (3% at 0.04 deg)."""
+    r = th.shape[0]
+    n = float(np.linalg.norm(th))
+    if n == 0:
+        return 1e-3 * np.eye(r)
+    B = np.linalg.qr(np.column_stack([th / n, np.eye(r)]))[0][:, :r]
+    return B * np.array([1e-3 * max(1.0, n)] + [1e-3 * min(1.0, n)] * (r - 1))
 
 
 def _uniform_newton(theta0, V, w, loss, Q, n_gauss=_GAUSS, max_iter=60):
     """Damped Newton on ``beta -> uniform_loss(Q beta)`` with finite-difference derivatives (steps
-    1e-3 |beta|); Q ``[d, r]`` has orthonormal columns.
+    :func:`_polar_steps`); Q ``[d, r]`` has orthonormal columns.
 
-    Returns ``(beta, grad_norm, lambda_min(H), iterations)`` at the iterate with the smallest gradient
-    norm."""
+    Returns ``(beta, grad_norm, lambda_min(H), iterations)`` at the iterate with the smallest Newton
+    decrement."""
 
     def f(b):
         return uniform_loss(Q @ b, V, w, loss, n_gauss)
 
     th = np.asarray(theta0, np.float64)
-    best, best_g, stall = th, math.inf, 0
+    best, best_dec, stall = th, math.inf, 0
     it = 0
     for it in range(1, max_iter + 1):
-        g, H = _fd_grad_hess(f, th, 1e-3 * max(1.0, float(np.linalg.norm(th))))
-        gn = float(np.linalg.norm(g))
-        if gn < best_g:
-            best, best_g, stall = th, gn, 0
+        g, H = _fd_grad_hess(f, th, _polar_steps(th))
+        lam, E = np.linalg.eigh(H)
+        # eigenvalues floored relative to the largest (the radial one is ~1e-17 beside a tangential 1e-6
+        # when |theta*| ~ 2e5: an absolute floor would cap each step at |g| / floor)
+        delta = -E @ ((E.T @ g) / np.maximum(lam, max(1e-12 * abs(lam).max(), np.finfo(float).tiny)))
+        # the Newton decrement g^T H^-1 g (affine invariant) ranks the iterates: |g| would be ruled by
+        # the stiff tangential term's rounding and miss a radial error (Hessian eigenvalues 1e-11, 1e-4)
+        dec = float(-g @ delta)
+        if dec < best_dec:
+            best, best_dec, stall = th, dec, 0
         else:
             stall += 1
-        if stall >= 3 or gn == 0:
+        if stall >= 3 or dec == 0:
             break
-        lam, E = np.linalg.eigh(H)
-        delta = -E @ ((E.T @ g) / np.maximum(lam, 1e-12 * max(1.0, abs(lam).max())))
-        dec = float(-g @ delta)
         f0, t = f(th), 1.0
         while f(th + t * delta) > f0 - 1e-4 * t * dec and t > 1e-10:
             t *= 0.5
         if dec <= 1e-13 * (1 + abs(f0)):
             t = 1.0
         th = th + t * delta
-    g, H = _fd_grad_hess(f, best, 1e-3 * max(1.0, float(np.linalg.norm(best))))
+    g, H = _fd_grad_hess(f, best, _polar_steps(best))
     return best, float(np.linalg.norm(g)), float(np.linalg.eigvalsh(H)[0]), it
 
 
@@ -361,7 +381,9 @@ def uniform_coverage_fit(voters, weights=None, *, loss: str = "btl", method: str
         raise ValueError(f"method must be 'auto', 'nodes' or '1d', got {method!r}")
     Vh = V / np.linalg.norm(V, axis=1, keepdims=True)
     u = (w[:, None] * Vh).sum(0)
-    th0 = 2.0 * u / np.linalg.norm(u) if np.linalg.norm(u) > 1e-9 else 2.0 * Vh[np.argmax(w)]
+    # start at BTL's closed-form length (the scale of every loss's optimum): from |theta| = 2 Newton grows
+    # |theta| by ~1.5x a step and runs out of steps before |theta*| ~ 2e4 (voters 0.01 deg apart)
+    th0 = max(2.0, rho) * (u / np.linalg.norm(u) if np.linalg.norm(u) > 1e-9 else Vh[np.argmax(w)])
     # The loss is invariant under reflections that fix span(V), so an optimum lies in that span: fit
     # there (exactly in the span, which matters when the voters' cone is flat, k < d).
     _, sv, vt = np.linalg.svd(Vh)
@@ -418,13 +440,15 @@ def _x1_mean(f, d: int, width: float = 1.0) -> float:
                           limit=400, points=ts)[0] / norm
 
 
-def rho_equation(rho: float, W: float, u_norm: float, d: int) -> float:
+def rho_equation(rho: float, W: float, u_norm: float, d: int, *, gap: float | None = None) -> float:
     """Residual of the BTL length equation ``W E[(sigma(rho x_1) - 1/2) x_1] - (kappa_d/2) |u|``, evaluated as
     ``(kappa_d/2) (W - |u|) - W E[|x_1| sigma(-rho |x_1|)]`` (the same, since ``(sigma(r t) - 1/2) t =
     |t|/2 - |t| sigma(-r |t|)`` and ``E|x_1| = kappa_d``): both terms are small when the voters nearly
     agree, and this form computes them without the cancellation of two O(1) terms, so rho* stays accurate
-    as ``W - |u|`` -> 0 (rho* ~ pi sqrt(W / (6 (W - |u|))) in d = 2)."""
-    return (0.5 * kappa(d) * (W - u_norm)
+    as ``W - |u|`` -> 0 (rho* ~ pi sqrt(W / (6 (W - |u|))) in d = 2). ``gap``: ``W - |u|`` computed without
+    cancellation (default ``W - u_norm``)."""
+    gap = W - u_norm if gap is None else gap
+    return (0.5 * kappa(d) * gap
             - W * _x1_mean(lambda t: abs(t) * special.expit(-rho * abs(t)), d, width=1.0 / max(rho, 1.0)))
 
 
@@ -436,14 +460,20 @@ def btl_uniform_closed_form(voters, weights=None) -> tuple[np.ndarray, float]:
     """
     _, V, w = validate(None, voters, weights, need_candidates=False)
     d = V.shape[1]
-    u = (w[:, None] * V / np.linalg.norm(V, axis=1, keepdims=True)).sum(0)
+    Vh = V / np.linalg.norm(V, axis=1, keepdims=True)
+    u = (w[:, None] * Vh).sum(0)
     W, un = float(w.sum()), float(np.linalg.norm(u))
-    if un >= W * (1 - 1e-12):
+    # W - |u| = (W^2 - |u|^2) / (W + |u|), W^2 - |u|^2 = sum_ij w_i w_j |v_i - v_j|^2 / 2: no cancellation
+    # (W - |u| itself loses ~1e-16 / (W - |u|) relative, 4e-9 for voters 0.04 deg apart)
+    diff = np.linalg.norm(Vh[:, None, :] - Vh[None, :, :], axis=-1)
+    gap = float(0.5 * (w @ diff**2 @ w) / (W + un))
+    if gap <= 1e-12 * W:
         raise ValueError("|u| = W: all voters point the same way, no finite optimum")
     hi = 1.0
-    while rho_equation(hi, W, un, d) < 0:
+    while rho_equation(hi, W, un, d, gap=gap) < 0:
         hi *= 2
-    rho = optimize.brentq(rho_equation, 0.0, hi, args=(W, un, d), xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    rho = optimize.brentq(lambda r: rho_equation(r, W, un, d, gap=gap), 0.0, hi, xtol=1e-15,
+                          rtol=4 * np.finfo(float).eps)
     return u / un, float(rho)
 
 
@@ -497,99 +527,3 @@ def voters_from_angles(angles_deg) -> np.ndarray:
     """``[k, 2]`` unit voters at the given angles (degrees)."""
     a = np.radians(np.asarray(angles_deg, np.float64))
     return np.stack([np.cos(a), np.sin(a)], 1)
-
-
-
-# ---------------------------------------------------------------------------------------------------
-# Coverage dose-response (our experiment, beyond the paper)
-# ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DoseProblem:
-    """Pair data mixed with uniform coverage: the rows of both parts and what is measured.
-
-    Attributes:
-      pairs: :func:`model.pair_rows` of the labelled differences; n_pairs: how many differences.
-      uniform: :func:`coverage_rows` of the voters; voters: ``[k, d]``; unanimous: ``[d]`` the
-        difference every voter prefers (the Pareto pair whose ranking is watched).
-    """
-
-    pairs: Rows
-    n_pairs: int
-    uniform: Rows
-    voters: np.ndarray
-    unanimous: np.ndarray
-
-
-def arc_rows(voters, weights, arc_deg, n: int = 96) -> Rows:
-    """Rows of comparisons whose directions are uniform on an arc of the circle (d = 2) instead of the
-    whole circle: a coverage that is not rotation invariant (outside H&K Theorem 5.1's hypothesis).
-    Gauss-Legendre in the angle on each piece between the voters' normal lines; every voter labels every
-    direction; total weight ``sum w_i``.
-
-    Args: voters ``[k, 2]``; weights ``[k]``; arc_deg: ``(lo, hi)`` angles in degrees, ``0 < hi - lo <=
-      180`` (directions x and -x are the same comparison); n: nodes.
-    Raises: ValueError: not d = 2, an empty or longer arc.
-    """
-    V = np.asarray(voters, np.float64)
-    lo, hi = (float(a) for a in arc_deg)
-    if V.ndim != 2 or V.shape[1] != 2:
-        raise ValueError(f"arc coverage is implemented for d = 2, got voters of shape {V.shape}")
-    if not 0 < hi - lo <= 180:
-        raise ValueError(f"arc must satisfy 0 < hi - lo <= 180 degrees, got ({lo}, {hi})")
-    # Gauss-Legendre on each piece between the voters' normal lines (<v_i, x> = 0), where the labels are
-    # constant and the integrand smooth.
-    normals = np.degrees(np.arctan2(-V[:, 0], V[:, 1]))
-    cuts = sorted({lo, hi} | {c + 180 * j for c in normals for j in range(-3, 4) if lo < c + 180 * j < hi})
-    t, wt = special.roots_legendre(n)
-    phi = np.concatenate([a + (t + 1) * (b - a) / 2 for a, b in zip(cuts[:-1], cuts[1:])])
-    q1 = np.concatenate([wt * (b - a) / 2 for a, b in zip(cuts[:-1], cuts[1:])]) / (hi - lo)
-    x = np.stack([np.cos(np.radians(phi)), np.sin(np.radians(phi))], 1)
-    q = np.concatenate([q1, q1])  # the quadrature weights of x and of -x, each summing to 1
-    S = x @ V.T
-    w = np.asarray(weights, np.float64)
-    W = np.concatenate([(S > 0) @ w, (S < 0) @ w]) * q
-    keep = W > 0
-    both = np.concatenate([((S > 0) @ w > 0) & ((S < 0) @ w > 0)] * 2)
-    return Rows(np.concatenate([x, -x])[keep], W[keep], -np.ones((int(keep.sum()), 2), np.int64), both[keep])
-
-
-def dose_problem(diffs, voters, weights, unanimous: int, *, resolution: int | None = None,
-                 arc_deg=None) -> DoseProblem:
-    """Build the dose-response problem for BTL: ``diffs [N, d]`` labelled by ``voters``, the index of the
-    unanimous difference, and the uniform-coverage rows (smooth-loss quadrature); with ``arc_deg = (lo,
-    hi)`` (d = 2) the mixed-in coverage is uniform on that arc only (:func:`arc_rows`)."""
-    D = np.asarray(diffs, np.float64)
-    cov = (coverage_rows(voters, weights, loss="btl", resolution=resolution) if arc_deg is None else
-           arc_rows(voters, weights, arc_deg, n=resolution or RESOLUTION["smooth"][2]))
-    return DoseProblem(pair_rows(D, voters, weights), D.shape[0], cov, np.asarray(voters, np.float64),
-                       D[unanimous])
-
-
-def dose_fit(prob: DoseProblem, alpha: float, loss: str = "btl") -> np.ndarray:
-    """The fit on weight ``1 - alpha`` spread over the labelled pairs and ``alpha`` on uniform coverage."""
-    return fit_rows(mixed_rows(prob.pairs, prob.uniform, alpha, prob.n_pairs), loss,
-                    check=alpha == 0).theta
-
-
-def dose_margins(prob: DoseProblem, theta) -> tuple[float, float]:
-    """``(pair margin, cone margin)`` of theta: ``<theta, x_u> / (|theta| |x_u|)`` for the unanimous
-    difference, and :func:`axioms.cone_coordinates` ``.margin`` (> 0 inside the cone)."""
-    th = np.asarray(theta, np.float64)
-    pm = float(th @ prob.unanimous / (np.linalg.norm(th) * np.linalg.norm(prob.unanimous)))
-    return pm, cone_coordinates(th, prob.voters).margin
-
-
-def dose_thresholds(prob: DoseProblem, loss: str = "btl", xtol: float = 1e-10) -> tuple[float, float]:
-    """``(alpha_fix, alpha_po)``: the smallest coverage share at which the Pareto pair is ranked
-    correctly, and at which the optimum enters the voters' cone (whole-space PO); brentq on [0, 1] of
-    the two margins of :func:`dose_margins` (both must change sign once)."""
-    out = []
-    for k in range(2):
-        f = lambda a, k=k: dose_margins(prob, dose_fit(prob, a, loss))[k]
-        lo, hi = f(0.0), f(1.0)
-        if not (lo < 0 < hi):
-            raise ValueError(f"margin {k} does not change sign on [0, 1] ({lo:.3g}, {hi:.3g})")
-        out.append(float(optimize.brentq(f, 0.0, 1.0, xtol=xtol)))
-    return out[0], out[1]
