@@ -55,6 +55,9 @@ TOLERANCES = {
                             "< 1e-8 (asserted next) the 1e-5 floor is what applies"),
     "random_fit_radius": (1e-8, "certified radii of the BTL/exp fits on random instances are rounding level: "
                                 "measured <= 7.0e-12 over 40 instances"),
+    "highs_vertex": (1e-9, "the certified theta (HiGHS's basis re-solved in rationals, free coordinates "
+                           "rationalised to denominators <= 1e9) against HiGHS's float vertex on small-rational "
+                           "data: simplex roundoff, measured <= 5.6e-16"),
     "lp_optimum": (1e-9, "HiGHS's hinge optimum is exact up to simplex roundoff (~1e-14 on a loss of 35), and "
                          "random steps of 0.05 raise the loss by >= 1.6e-3 (measured)"),
     "spd_solve": (1e-9, "a backward-stable 5 x 5 SPD solve with cond <= 335 and |x| <= 24 errs by ~cond p eps "
@@ -222,6 +225,10 @@ def test_hinge_certificate_equals_vertex_enumeration(pts, voters, counts, den):
     assert g == _brute_hinge(rows)
     assert c == _brute_hinge(rows, X[0] - X[1])
     assert c >= g
+    # the certified theta is HiGHS's vertex made exact, free coordinates included
+    cert = sc.hinge_exact(rows)
+    theta_lp = sc.hinge_lp(np.asarray(rows.Z, float), np.asarray(rows.w, float)).x[:2]
+    assert np.abs(np.array(cert.theta, float) - theta_lp).max() < TOL["highs_vertex"]
 
 
 @HYP
@@ -393,6 +400,8 @@ def test_dose_response_thresholds_match_the_errata():
     (lambda: sc.fit_reward([[0, 0], [1, 1], [2, 0]], [[1, 0]], [1]), "no finite optimum"),
     (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1]), "one entry per voter"),
     (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, -1]), "non-negative"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [0, 0]), "at least one weight must be positive"),
+    (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, math.nan]), "weights must be finite"),
     (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, 1], loss="l2"), "loss must be one of"),
     (lambda: sc.fit_reward([[0, 0], [1, 1]], [[1, 0], [0, 1]], [1, 1], degree=0), "degree must be"),
     (lambda: sc.fit_reward([[0, 0], [1, 1]], [[0, 0], [0, 1]], [1, 1]), "zero vector"),

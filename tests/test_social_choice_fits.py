@@ -147,6 +147,8 @@ def test_random_profile_edges_and_the_compromise_voters():
     4 SE) and every entry sits at or above the identity's."""
     X, V, w = sc.random_profile(jax.random.key(0), "generic", n=3, k=3)
     assert X.shape == (3, 3) and V.shape == (3, 3) and w.sum() == pytest.approx(1.0, rel=TOL["normalised_sum"])
+    X, V, _ = sc.random_profile(jax.random.key(0))  # the documented defaults: 7 generic candidates, 3 voters
+    assert X.shape == (7, 3) and V.shape == (3, 3)
     off = []
     for s in range(40):
         _, V, _ = sc.random_profile(jax.random.key(s), "compromise")
