@@ -310,7 +310,7 @@ def test_n20_parity_and_majority_exactly():
 
 def test_refusals_scalars_and_tiny_noise():
     """rho outside [-1, 1] and delta outside [0, 1] are refused (each bound, not only one); a scalar rate gives a
-    Python float for one table; at delta = 1e-12 the parity of 3 bits has NS = (1 - (1 - 2 delta)^3) / 2 =
+    Python float for one table, an array of rates an array of their shape; at delta = 1e-12 the parity of 3 bits has NS = (1 - (1 - 2 delta)^3) / 2 =
     3 delta - 6 delta^2 + 4 delta^3, computed here exactly in Fractions: 1 - (1 - 2 delta)^3 in float64
     loses about 11 of 16 digits to cancellation (2.2e-5 relative, measured), so the module's small-delta
     form is needed for rel 1e-12;
@@ -324,6 +324,11 @@ def test_refusals_scalars_and_tiny_noise():
             B.noise_sensitivity(par, bad)
     ns = B.noise_sensitivity(par, 0.1)
     assert isinstance(ns, float) and ns == pytest.approx((1 - 0.8**3) / 2, rel=TOL["roundoff_rel"], abs=0)
+    # an array rate gives an array of its shape, also when it holds one rate
+    for f, rate in ((B.noise_sensitivity, 0.1), (B.noise_stability, 0.8)):
+        one, two = f(par, np.array([rate])), f(par, np.array([rate, rate]))
+        assert isinstance(one, np.ndarray) and one.shape == (1,) and two.shape == (2,)
+        assert one[0] == f(par, rate)
     d = Fraction(1e-12)
     exact = float((1 - (1 - 2 * d) ** 3) / 2)
     # no absolute floor

@@ -154,7 +154,7 @@ def layer_spikes(drive: jax.Array, theta, beta, kind: Kind = "slif") -> jax.Arra
 
 
 def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind: Kind = "slif",
-                static: bool = True, return_all: bool = False):
+                static: bool = True):
     """Spike trains of an L-layer sLIF/LIF network.
 
     Layer by layer: the currents of all ``T`` steps are one matrix product, then the neuron recursion
@@ -165,10 +165,8 @@ def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind
       x: ``[..., n_0]`` static input (the same at every step), or ``[T, ..., n_0]`` with ``static=False``;
         already in the model's alphabet (:func:`encode_input`).
       theta >= 0, beta in [0, 1], T >= 1, kind ``"slif"`` | ``"lif"``.
-      return_all: return every layer's spike trains, not only the last.
     Returns:
-      ``[T, ..., n_L]`` spikes of the last layer (+-1 or {0, 1}); with ``return_all`` a tuple of ``L``
-      arrays ``[T, ..., n_l]``.
+      ``[T, ..., n_L]`` spikes of the last layer (+-1 or {0, 1}).
     Raises:
       TypeError, ValueError: bad model parameters, or a dynamic input whose first axis is not ``T``.
     Source: Araya et al. §2 (layer l reads layer l - 1's spikes at the same step).
@@ -180,12 +178,10 @@ def run_network(weights: Sequence[jax.Array], x: jax.Array, theta, beta, T, kind
     drive = x @ weights[0]
     if static:
         drive = jnp.broadcast_to(drive, (T,) + drive.shape)
-    layers = []
-    for l, w in enumerate(weights):
-        if l:
-            drive = layers[-1] @ w
-        layers.append(layer_spikes(drive, theta, beta, kind))
-    return tuple(layers) if return_all else layers[-1]
+    spikes = layer_spikes(drive, theta, beta, kind)
+    for w in weights[1:]:
+        spikes = layer_spikes(spikes @ w, theta, beta, kind)
+    return spikes
 
 
 def run_stack(weights: jax.Array, x: jax.Array, theta, beta, T, kind: Kind = "slif") -> jax.Array:
