@@ -533,16 +533,22 @@ def noise_stability_mc(f: Callable[[np.ndarray], np.ndarray], n, rho, key: jax.A
     n = check_int(n, "n", ge=1)
     rho = check_real(rho, "rho", ge=-1.0, le=1.0)
     n_samples = check_int(n_samples, "n_samples", ge=1)
-    s = s2 = 0.0
+    count, mean, m2 = 0, 0.0, 0.0
     for i, (_, m) in enumerate(_chunks(n_samples, chunk)):
         x, y = _pairs(jax.random.fold_in(key, i), n, m, (1.0 - rho) / 2.0)
         prod = np.asarray(f(x), np.float64) * np.asarray(f(y), np.float64)
         if prod.shape != (m,):
             raise ValueError(f"f must return one value per point, shape ({m},), got {prod.shape}")
-        s, s2 = s + prod.sum(), s2 + (prod * prod).sum()
-    mean = s / n_samples
-    var = max(s2 / n_samples - mean * mean, 0.0) * n_samples / max(n_samples - 1, 1)
-    return mean, math.sqrt(var / n_samples)
+        # chunks merged by Chan, Golub & LeVeque's pairwise update of (count, mean, sum of squared
+        # deviations): E[prod^2] - mean^2 cancels when the spread is small beside the mean
+        c_mean = float(prod.mean())
+        c_m2 = float(np.sum((prod - c_mean) ** 2))
+        total = count + m
+        d = c_mean - mean
+        mean += d * m / total
+        m2 += c_m2 + d * d * count * m / total
+        count = total
+    return mean, math.sqrt(m2 / max(n_samples - 1, 1) / n_samples)
 
 
 def total_influence_mc(f: Callable[[np.ndarray], np.ndarray], n, key: jax.Array, n_samples,
