@@ -333,7 +333,8 @@ def test_n20_parity_and_majority_exactly():
 
 def test_refusals_scalars_and_tiny_noise():
     """rho outside [-1, 1] and delta outside [0, 1] are refused (each bound, not only one); a scalar rate gives a
-    Python float for one table, an array of rates an array of their shape; at delta = 1e-12 the parity of 3 bits has NS = (1 - (1 - 2 delta)^3) / 2 =
+    Python float for one table, an array of rates an array of their shape; at delta = 1e-12 the parity
+    of 3 bits has NS = (1 - (1 - 2 delta)^3) / 2 =
     3 delta - 6 delta^2 + 4 delta^3, computed here exactly in Fractions: 1 - (1 - 2 delta)^3 in float64
     loses about 11 of 16 digits to cancellation (2.2e-5 relative, measured), so the module's small-delta
     form is needed for rel 1e-12;

@@ -183,10 +183,12 @@ def test_component_count_sweep_family_and_clock(monkeypatch):
     fe = _spy(monkeypatch, "forced_edges")
     for name in ("forced_edges_lp", "forced_edges_bruteforce"):
         _spy(monkeypatch, name, stub=lambda G, c: None)
-    _spy(monkeypatch, "orthant_classes", stub=lambda G, c, rng: (1, 0, 0, 0.0))
+    oc = _spy(monkeypatch, "orthant_classes", stub=lambda G, c, rng: (1, 0, 0, 0.0))
     ticks = iter(np.cumsum([0.0, 0.1, 0.0, 0.3, 0.0, 0.2] * 10))
     monkeypatch.setattr(S, "time", types.SimpleNamespace(perf_counter=lambda: float(next(ticks))))
-    out = S.component_count_sweep(np.random.default_rng(0), n_rand=60, n_timed=3)
+    rng = np.random.default_rng(0)
+    out = S.component_count_sweep(rng, n_rand=60, n_timed=3)
+    assert oc and all(a[2] is rng for a, _ in oc)  # the orthant points come from the sweep's own stream
     n_in, n_hid, n_out, p = _dag_args(dags[:60])
     _ints(n_in, 1, 3), _ints(n_hid, 1, 9), _ints(n_out, 1, 2), _uniform(p, 0.1, 0.5)
     assert [r[:3] for r in zip(*_dag_args(dags[60:]))] == [(3, 20, 2)] * 3

@@ -560,6 +560,19 @@ def test_singular_sweep_counts(monkeypatch):
     assert {k: out[k] for k in n} == n
 
 
+def test_singular_sweep_counts_a_cut_off_point_only_if_singular_and_on_the_level_set(monkeypatch):
+    """existence_lp_agrees needs both: the cut-off LP's point singular and on H_G(c). A stub returning
+    theta = 0 (singular, with balance 0 at every hidden node) agrees only where c is 0 at every hidden
+    node; the DAGs without singular points agree as before (10 sampled points, none singular)."""
+    monkeypatch.setattr(S, "cut_off_point", lambda G, info, c, sub: np.zeros(G.number_of_edges()))
+    subs = _spy(monkeypatch, S, "singular_subnetworks")
+    out = S.singular_sweep(np.random.default_rng(5), n_rank=0, n_ex=12, n_bf=0, n_init=0, n_sm=0, n_ng=0)
+    with_sub = [c for (G, c), _, r in subs[:12] if r]
+    assert any(any(v != 0 for v in c.values()) for c in with_sub)  # the stub's point is off H_G(c) there
+    on_level_set = sum(all(v == 0 for v in c.values()) for c in with_sub)
+    assert out["existence_lp_agrees"] == 12 - len(with_sub) + on_level_set
+
+
 def test_singular_sweep_controls_differ_from_the_theorem():
     """On seed 5 the controls do fail sometimes: the per-node rank rule misses a cut-off set and masked
     initialisations hit singular points (the theorem on singular points says probability 0 only for random
