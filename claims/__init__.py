@@ -4,3 +4,5 @@
 (see :mod:`claims.ledger`). Claims import ``theory`` (the mathematics) and ``sims`` (a figure's result,
 through :func:`claims.ledger.figure_result`); nothing imports claims but its command line and the tests.
 """
+
+import sims  # noqa: F401  (first: pins the host kernels before NumPy loads, see sims.portable)

@@ -103,10 +103,10 @@ def _fast_cpu_compiles() -> None:
     """:func:`sims.xla.cpu_flags`, then this process's state: level-3 compiles for heavy functions
     (:data:`OPTIMIZE_FLOPS`) and, where the fusion emitters were turned off, turned back on for those
     (see :data:`sims.xla.CPU_FUSION_FLAGS`)."""
-    cpu_only, fusion_off = xla.cpu_flags()
+    level0, fusion_off = xla.cpu_flags()
     if fusion_off:
         _FULL_OPT["xla_cpu_use_fusion_emitters"] = True
-    if cpu_only:
+    if level0:
         _STATE["fast_cpu"] = True
 
 

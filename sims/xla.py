@@ -47,6 +47,14 @@ CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expen
 # flag aborts the process, so a newer jaxlib runs without it until measured.
 CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
 CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
+# For every CPU-only process: dots and other library fusions go to XLA's own kernels (Eigen, compiled into
+# jaxlib, and LLVM's code), not to YNNPACK, which picks its kernels by the CPU at run time: on an AMD EPYC with
+# AVX-512 its float32 products rounded differently from one without, and three nc_forgetting verdicts at
+# quick scale moved with that rounding (2026-12-05). With YNNPACK off the results did not change when XLA's own
+# code generation was held to AVX2 (--xla_cpu_max_isa=AVX2: bit-identical), and nc_forgetting_buffer_sweep ran
+# 35 s against 39 s with YNNPACK (2 cores). Host libraries are pinned apart (sims.portable). Added only for the
+# jaxlib minor versions of CPU_FUSION_FLAG_JAXLIB, where the flag was measured; a user's own setting is kept.
+CPU_PORTABLE_FLAGS = ("--xla_cpu_experimental_ynn_fusion_type=",)
 # Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
 _ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
 
@@ -55,7 +63,8 @@ def cpu_flags() -> tuple[bool, bool]:
     """Add :data:`CPU_OPT_FLAGS` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
     is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already;
     with jaxlib 0.10 also :data:`CPU_FUSION_FLAGS` (unless ``XLA_FLAGS`` sets the fusion emitters), which
-    the full-optimisation compiles (``sims.runtime._FULL_OPT``) turn back. Returns ``(cpu_only, fusion_off)``:
+    the full-optimisation compiles (``sims.runtime._FULL_OPT``) turn back, and, whatever the level,
+    :data:`CPU_PORTABLE_FLAGS` (unless ``XLA_FLAGS`` sets YNNPACK's fusions). Returns ``(level0, fusion_off)``:
     whether the level-0 flags and the fusion flag were added.
 
     On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
@@ -69,8 +78,6 @@ def cpu_flags() -> tuple[bool, bool]:
     An accelerator's compiler is left at its default, and a user who sets ``--xla_backend_optimization_level``
     in ``XLA_FLAGS`` keeps theirs. Takes effect only before JAX starts its backend (in ``sims.runtime.setup``)."""
     flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_backend_optimization_level" in flags:
-        return False, False
     platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
     if platforms:
         cpu_only = {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
@@ -78,10 +85,14 @@ def cpu_flags() -> tuple[bool, bool]:
         cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
     if not cpu_only:
         return False, False
-    fusion_off = jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
-    extra = CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
-    os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)])
-    return True, fusion_off
+    measured = jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB
+    extra = CPU_PORTABLE_FLAGS if measured else ()
+    level0 = "xla_backend_optimization_level" not in flags
+    fusion_off = level0 and measured and "xla_cpu_use_fusion_emitters" not in flags
+    if level0:
+        extra += CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
+    os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)]).strip()
+    return level0, fusion_off
 
 
 def jaxlib_minor() -> tuple[int, int]:

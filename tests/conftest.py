@@ -5,6 +5,8 @@ a tiny simulation module ``sims.toy`` (no compilation, counts its runs) so that 
 be tested in milliseconds; ``toy_ctx`` builds the :class:`sims.cli.Context` an experiment receives.
 """
 
+import sims  # noqa: F401, I001  (first: pins the host kernels before NumPy loads, see sims.portable)
+
 import contextlib
 import dataclasses
 import importlib

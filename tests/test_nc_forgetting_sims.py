@@ -248,3 +248,27 @@ def test_repeated_sweep_entries_are_refused():
         S.SweepParams(settings=("cil", "cil"))
     with pytest.raises(ValueError, match="needs runs with a held-out buffer"):
         S.SweepParams(head_correction="calibration")
+
+
+def test_lda_heads_leave_a_dead_network_out(monkeypatch):
+    """run_lda's heads on a dead network (features the same on every sample) are NaN, not a crash: an ER run's
+    every head, and a calibration run's three heads (the radial correction's scale is 0/0 there), while the
+    other runs' heads are measured. Two runs are made dead by zeroing their features."""
+    from sims.nc_forgetting import buffers as B
+
+    real = B.final_features
+
+    def with_dead(widths, params, x):
+        f = np.array(real(widths, params, x))
+        f[[0, 3]] = 0.0  # ER run of seed 0; calibration run of seed 1 (runs: ER s0, ER s1, cal s0, cal s1)
+        return f
+
+    monkeypatch.setattr(B, "final_features", with_dead)
+    p = B.LdaParams(datasets=("digits",), n_seeds=2, widths=(8, 4), steps_per_task=3, batch_size=8,
+                    buffer_percents=(20.0,))
+    out = B._lda_dataset(p, S.digits_data(p.digits_test_fraction, 0), 0, runtime.make_mesh())
+    acc = out["accuracy_all"][0]  # [seeds, heads]
+    cal = [B.LDA_HEADS.index(h) for h in ("calibration", "radial", "calibration_network")]
+    assert np.all(np.isnan(acc[0]))
+    assert np.all(np.isnan(acc[1, cal]))
+    assert np.all(np.isfinite(acc[1, [B.LDA_HEADS.index(h) for h in ("network", "probe", "shrinkage")]]))

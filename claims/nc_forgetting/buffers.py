@@ -236,14 +236,14 @@ def choose_correction(acc, heads, seeds, small) -> tuple[str | None, dict]:
 @ledger.claim("nc_forgetting.corrected_head", source="beyond the paper: Sec. 5 suggests to 'explicitly correct "
               "the statistical artifacts' without a method", reads=(LDA,),
               expected={"quick": "inconclusive", "paper": "holds"},
-              why="at quick scale (7 judged seeds) the Gaussian classes sit at the test's edge, in a decision and "
-                  "in a control: shrinkage beats the uncorrected head by 0.8 pp (2.5 SE against a critical 2.45 "
-                  "on root seed 0; 4 of 12 leave-one-seed-out re-decisions are 'inconclusive', so the 'holds' is "
-                  "fragile), and the control candidate (transfer) is rejected at -3.3 SE. Replications on a 2-core "
-                  "AMD EPYC without AVX-512 (2026-12-03, the kind CI runs on): seed offset 1000 is 'inconclusive' "
-                  "(the transfer control undecided at -1.8 SE), seed offset 2000 'holds' but fragile (3.0 SE, 4 of "
-                  "12 re-decisions differ); digits decide clearly everywhere (6 to 11 SE). Paper scale (15 seeds, "
-                  "1000 samples per class) is not measured yet.",
+              why="at quick scale (7 judged seeds) the Gaussian classes sit at the test's edge: on root seed 0 "
+                  "shrinkage beats the uncorrected head by 1.4 pp (3.5 SE against a critical 2.45) and the control "
+                  "candidate (transfer) is rejected at -3.1 SE, but 3 of 12 leave-one-seed-out re-decisions differ, "
+                  "so the 'holds' is fragile. Replications at seed offset 1000: 'inconclusive' (the transfer control "
+                  "undecided at -1.9 SE); at 2000: 'holds' but fragile (3.6 SE, 5 of 12 re-decisions differ); "
+                  "digits decide clearly everywhere (5.7 to 11.5 SE). Numbers of 2026-12-05, with the host and XLA "
+                  "kernels pinned (sims.portable); before, the same verdicts came with other roundings (0.8 pp at "
+                  "2.5 SE on root seed 0). Paper scale (15 seeds, 1000 samples per class) is not measured yet.",
               statement="At equal memory, after the last CIL task, a Gaussian head fitted with corrected buffer "
                         "statistics (the correction chosen on other seeds) is more accurate on old tasks than the "
                         "network's own head and than the same head with uncorrected buffer statistics (averaged over "

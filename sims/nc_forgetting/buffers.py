@@ -181,7 +181,8 @@ def _lda_dataset(p: LdaParams, data: Data, seed: int, mesh) -> dict:
     old_te = (data.y_test // 2) < last
     acc_old, acc_all = (np.full((half, len(LDA_HEADS)), np.nan) for _ in range(2))
     eye = np.eye(ftr.shape[-1])
-    for r in runtime.tracked(evaluated(half), f"{data.name}: LDA heads", unit="run"):
+    dead = dead_runs(ftr)  # a dead network's heads measure nothing: its row (ER) or its calibration heads stay NaN
+    for r in runtime.tracked(evaluated(half, dead[:half]), f"{data.name}: LDA heads", unit="run"):
         f, g = ftr[r], fte[r]
         cur = grid["runs"]["cur_idx"][r, last, : grid["runs"]["cur_n"][r, last]].astype(np.int64)
         rows = np.concatenate([_old_rows(grid, r), cur])
@@ -200,13 +201,13 @@ def _lda_dataset(p: LdaParams, data: Data, seed: int, mesh) -> dict:
         rc = half + r  # the calibration run with the same seed and memory
         held = np.concatenate([grid["held"][rc][c] for c in range(2 * last)]).astype(np.int64)
         cur_c = grid["runs"]["cur_idx"][rc, last, : grid["runs"]["cur_n"][rc, last]].astype(np.int64)
-        have = all(np.any(data.y_train[held] == c) for c in range(2 * last))
+        have = not dead[rc] and all(np.any(data.y_train[held] == c) for c in range(2 * last))
         heads["calibration"] = corrected_head("calibration", ftr[rc], data.y_train, _old_rows(grid, rc), cur_c,
                                               held) if have else None
         have_both = have and all(np.any(data.y_train[_old_rows(grid, rc)] == c) for c in range(2 * last))
         heads["radial"] = radial_head(ftr[rc], data.y_train, _old_rows(grid, rc), cur_c, held) if have_both else None
         Wc, bc = head_of(_params_at(out["params"], rc, last))
-        heads["calibration_network"] = th.LinearHead(Wc, bc, np.arange(N_CLASSES))
+        heads["calibration_network"] = None if dead[rc] else th.LinearHead(Wc, bc, np.arange(N_CLASSES))
         for h_i, name in enumerate(LDA_HEADS):
             if heads[name] is None:
                 continue
@@ -233,7 +234,9 @@ def run_lda(p: LdaParams, ctx: cli.Context) -> dict:
     (Ledoit-Wolf); ``calibration`` (a run holding out ``calibration`` of each class's memory, never trained
     on: old means from those samples, covariance transferred; NaN when a class has none), ``radial`` (the
     same run's replayed buffer means shrunk radially by the inflation the calibration samples measure,
-    Ledoit-Wolf covariance) and that run's own head ``calibration_network``. Equal memory throughout.
+    Ledoit-Wolf covariance) and that run's own head ``calibration_network``. Equal memory throughout. A
+    dead network (:func:`sims.nc_forgetting.common.dead_runs`: the same features on every sample) leaves
+    NaN: every head of its ER run, or the three heads of its calibration run.
     """
     return {"buffer_percents": np.asarray(p.buffer_percents, np.float64), "heads": np.asarray(LDA_HEADS),
             "seed_index": np.arange(p.n_seeds), **per_dataset(p, ctx, "lda", _lda_dataset)}

@@ -1,0 +1,96 @@
+"""The kernels that would make numbers depend on the CPU are pinned (sims.portable, sims.xla.CPU_PORTABLE_FLAGS):
+the settings themselves, and their effect in this test process (which imports sims before NumPy)."""
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import threadpoolctl
+
+from sims import portable, runtime, xla
+
+ZEN4 = "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw\n"
+ZEN3 = "processor\t: 0\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma bmi2\n"
+SANDY_BRIDGE = "processor\t: 0\nflags\t\t: fpu sse2 sse4_2 avx\n"  # AVX but no AVX2: the libraries choose
+AVX2_NO_FMA = "flags\t\t: sse2 avx avx2\n"
+
+
+@pytest.mark.parametrize("cpuinfo, expected", [(ZEN4, True), (ZEN3, True), (SANDY_BRIDGE, False),
+                                               (AVX2_NO_FMA, False), ("processor\t: 0\n", False), ("", False)])
+def test_avx2_and_fma_are_read_from_the_flags_line(cpuinfo, expected):
+    assert portable.has_avx2_fma(cpuinfo) is expected
+
+
+def test_both_host_libraries_are_pinned_on_an_avx2_cpu_and_a_users_choice_is_kept():
+    env = {}
+    assert portable.pin_host_kernels(env, cpuinfo=ZEN4) == env == {
+        "OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
+    env = {"OPENBLAS_CORETYPE": "Zen"}
+    assert portable.pin_host_kernels(env, cpuinfo=ZEN3) == {"NPY_DISABLE_CPU_FEATURES": portable.NUMPY_DISABLED_FEATURES}
+    assert env["OPENBLAS_CORETYPE"] == "Zen"
+
+
+@pytest.mark.parametrize("env, cpuinfo", [({}, SANDY_BRIDGE), ({"PBE_NATIVE_KERNELS": "1"}, ZEN4),
+                                          ({"PBE_NATIVE_KERNELS": "true"}, ZEN4)])
+def test_nothing_is_pinned_without_avx2_or_when_native_kernels_are_asked_for(env, cpuinfo):
+    before = dict(env)
+    assert portable.pin_host_kernels(env, cpuinfo=cpuinfo) == {}
+    assert env == before
+
+
+@pytest.mark.skipif(not portable.has_avx2_fma() or os.environ.get("PBE_NATIVE_KERNELS", "0") not in ("", "0", "false"),
+                    reason="host kernels are pinned only on an x86-64 Linux CPU with AVX2 and FMA")
+def test_this_process_runs_the_pinned_host_kernels():
+    """conftest imports sims before NumPy, so NumPy's SIMD loops stop at x86-64-v3 and every OpenBLAS loaded
+    (NumPy's, SciPy's) runs its Haswell kernels, on an AVX-512 CPU too."""
+    import scipy.linalg  # noqa: F401  (loads SciPy's OpenBLAS)
+
+    blas = [i for i in threadpoolctl.threadpool_info() if i.get("internal_api") == "openblas"]
+    assert blas and {i["architecture"] for i in blas} == {os.environ["OPENBLAS_CORETYPE"]}, blas
+    features = np._core._multiarray_umath.__cpu_features__
+    assert not any(features.get(f, False) for f in portable.NUMPY_DISABLED_FEATURES.split())
+
+
+def test_a_cpu_dot_runs_xlas_own_kernels_not_ynnpack():
+    """runtime.setup (conftest) adds CPU_PORTABLE_FLAGS on a CPU-only process with jaxlib 0.10: the compiled dot
+    is XLA's, not a YNNPACK fusion (whose kernels the CPU picks), and gives the float64 product to float32
+    rounding."""
+    if jax.default_backend() != "cpu" or xla.jaxlib_minor() not in xla.CPU_FUSION_FLAG_JAXLIB:
+        pytest.skip("the flag is added only for a CPU-only process with a measured jaxlib")
+    a = np.arange(64 * 96, dtype=np.float32).reshape(64, 96) % 7 - 3
+    b = np.arange(96 * 32, dtype=np.float32).reshape(96, 32) % 5 - 2
+    f = jax.jit(lambda x, y: x @ y)
+    text = f.lower(jnp.asarray(a), jnp.asarray(b)).compile().as_text()
+    assert "__ynn_fusion" not in text and "dot(" in text
+    np.testing.assert_array_equal(np.asarray(f(a, b)), a.astype(np.float64) @ b.astype(np.float64))  # small integers
+
+
+@pytest.mark.parametrize("env, portable_added", [
+    ({"JAX_PLATFORMS": "cpu"}, True),
+    ({"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_backend_optimization_level=3"}, True),
+    ({"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_experimental_ynn_fusion_type=individual_dot"}, False),
+    ({"JAX_PLATFORMS": "cuda"}, False),
+])
+def test_the_portable_flag_goes_to_every_cpu_only_process_unless_the_user_set_ynnpack(monkeypatch, env, portable_added):
+    monkeypatch.setattr(xla.jaxlib.version, "__version__", "0.10.2")
+    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    runtime._fast_cpu_compiles()
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    assert (xla.CPU_PORTABLE_FLAGS[0] in flags) == portable_added, flags
+    assert sum("ynn_fusion_type" in f for f in flags) == ("ynn" in env.get("XLA_FLAGS", "") or portable_added)
+    assert set(env.get("XLA_FLAGS", "").split()) <= set(flags)
+
+
+def test_the_portable_flag_waits_for_a_measured_jaxlib(monkeypatch):
+    """An XLA that does not know a flag aborts the process, so jaxlib 0.11 gets no YNNPACK setting until measured."""
+    monkeypatch.setattr(xla.jaxlib.version, "__version__", "0.11.0")
+    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    runtime._fast_cpu_compiles()
+    assert "ynn" not in os.environ["XLA_FLAGS"]
