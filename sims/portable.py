@@ -20,9 +20,17 @@ import platform
 # OpenBLAS's kernel family for every x86-64 CPU with AVX2 and FMA (AMD Zen 1-3 take these kernels by
 # themselves; an AVX-512 CPU would take SkylakeX's or Cooperlake's).
 OPENBLAS_CORETYPE = "Haswell"
-# NumPy's dispatch targets above x86-64-v3 (AVX2, FMA): turning them off leaves NumPy the v3 loops. Names a CPU
-# lacks are ignored by NumPy (no warning), so the list is the same on every machine.
+# NumPy's dispatch targets above x86-64-v3 (AVX2, FMA), by their names since NumPy 2.4 (pyproject requires it:
+# an older NumPy names them otherwise and only warns): turning them off leaves NumPy the v3 loops. Names a
+# CPU lacks are ignored by NumPy (no warning), so the list is the same on every machine.
 NUMPY_DISABLED_FEATURES = "X86_V4 AVX512_ICL AVX512_SPR"
+
+
+def native_kernels(environ=None) -> bool:
+    """Whether ``PBE_NATIVE_KERNELS`` (in ``environ``, default ``os.environ``) asks for the libraries' own
+    kernel choice: any value but unset, empty, ``0`` or ``false`` (any case)."""
+    env = os.environ if environ is None else environ
+    return env.get("PBE_NATIVE_KERNELS", "0").strip().lower() not in ("", "0", "false")
 
 
 def has_avx2_fma(cpuinfo: str | None = None) -> bool:
@@ -43,16 +51,17 @@ def has_avx2_fma(cpuinfo: str | None = None) -> bool:
     return False
 
 
-def pin_host_kernels(environ: dict[str, str] | None = None, *, cpuinfo: str | None = None) -> dict[str, str]:
-    """Set ``OPENBLAS_CORETYPE`` and ``NPY_DISABLE_CPU_FEATURES`` in ``environ`` (default ``os.environ``) on an
-    x86-64 CPU with AVX2 and FMA, unless ``PBE_NATIVE_KERNELS`` is set to a true value or the user set them.
+def pin_host_kernels(environ=None, *, cpuinfo: str | None = None) -> dict[str, str]:
+    """Set ``OPENBLAS_CORETYPE`` and ``NPY_DISABLE_CPU_FEATURES`` in ``environ`` (default ``os.environ``) on
+    an x86-64 CPU with AVX2 and FMA, unless :func:`native_kernels` or the user set them.
     Returns the settings it added (empty where it added none). Takes effect only in a process whose NumPy
     and OpenBLAS load afterwards (and in every process it starts)."""
     env = os.environ if environ is None else environ
-    if env.get("PBE_NATIVE_KERNELS", "0").strip() not in ("", "0", "false") or not has_avx2_fma(cpuinfo):
+    if native_kernels(env) or not has_avx2_fma(cpuinfo):
         return {}
     added = {}
-    for name, value in (("OPENBLAS_CORETYPE", OPENBLAS_CORETYPE), ("NPY_DISABLE_CPU_FEATURES", NUMPY_DISABLED_FEATURES)):
+    for name, value in (("OPENBLAS_CORETYPE", OPENBLAS_CORETYPE),
+                        ("NPY_DISABLE_CPU_FEATURES", NUMPY_DISABLED_FEATURES)):
         if name not in env:
             env[name] = added[name] = value
     return added

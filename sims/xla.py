@@ -48,13 +48,15 @@ CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expen
 CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
 CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
 # For every CPU-only process: dots and other library fusions go to XLA's own kernels (Eigen, compiled into
-# jaxlib, and LLVM's code), not to YNNPACK, which picks its kernels by the CPU at run time: on an AMD EPYC with
-# AVX-512 its float32 products rounded differently from one without, and three nc_forgetting verdicts at
-# quick scale moved with that rounding (2026-12-05). With YNNPACK off the results did not change when XLA's own
-# code generation was held to AVX2 (--xla_cpu_max_isa=AVX2: bit-identical), and nc_forgetting_buffer_sweep ran
-# 35 s against 39 s with YNNPACK (2 cores). Host libraries are pinned apart (sims.portable). Added only for the
-# jaxlib minor versions of CPU_FUSION_FLAG_JAXLIB, where the flag was measured; a user's own setting is kept.
+# jaxlib, and LLVM's code), not to YNNPACK, which picks its kernels by the CPU at run time: on an AMD EPYC
+# with AVX-512 its float32 products rounded differently from one without, and three nc_forgetting verdicts
+# at quick scale moved with that rounding (2026-12-05). With YNNPACK off the results did not change when
+# XLA's own code generation was held to AVX2 (--xla_cpu_max_isa=AVX2: bit-identical), and
+# nc_forgetting_buffer_sweep ran 35 s against 39 s with YNNPACK (2 cores). Host libraries are pinned apart
+# (sims.portable). Added only for the jaxlib minor versions of CPU_PORTABLE_FLAG_JAXLIB, where the flag was
+# measured (tests/test_portable.py fails on another, so that it gets measured); a user's setting is kept.
 CPU_PORTABLE_FLAGS = ("--xla_cpu_experimental_ynn_fusion_type=",)
+CPU_PORTABLE_FLAG_JAXLIB = ((0, 10),)
 # Packages that bring JAX an accelerator backend: with none installed the process can only use the CPU.
 _ACCELERATOR_PLUGINS = ("jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu")
 
@@ -85,10 +87,11 @@ def cpu_flags() -> tuple[bool, bool]:
         cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
     if not cpu_only:
         return False, False
-    measured = jaxlib_minor() in CPU_FUSION_FLAG_JAXLIB
-    extra = CPU_PORTABLE_FLAGS if measured else ()
+    version = jaxlib_minor()
+    portable = version in CPU_PORTABLE_FLAG_JAXLIB and "xla_cpu_experimental_ynn_fusion_type" not in flags
+    extra = CPU_PORTABLE_FLAGS if portable else ()
     level0 = "xla_backend_optimization_level" not in flags
-    fusion_off = level0 and measured and "xla_cpu_use_fusion_emitters" not in flags
+    fusion_off = level0 and version in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
     if level0:
         extra += CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
     os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)]).strip()

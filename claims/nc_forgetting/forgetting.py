@@ -37,8 +37,9 @@ from claims.nc_forgetting.common import (
                   "F_shallow - F_deep = -2.1 pp (-0.16 SE from the -2 pp bound, critical 2.57), where both "
                   "forgettings are negative after 200 steps per task (the old tasks keep improving) and the probe "
                   "gains less than the head. Replications at seed offsets 1000 and 2000 are 'inconclusive' too (that "
-                  "case at -3.1 pp, -0.9 SE, and at 0.0 pp, 2.0 SE). A last-bit change in the training moves that "
-                  "case by about 2 SE: before the host and XLA kernels were pinned (sims.portable, 2026-12-05) the "
+                  "case at -3.1 pp, -0.9 SE, and at 0.0 pp, 2.0 SE; at 1000 one of 6 leave-one-seed-out "
+                  "re-decisions differs). A last-bit change in the training moves that case by up to 2.3 pp (4 "
+                  "SE): before the host and XLA kernels were pinned (sims.portable, 2026-12-05) the "
                   "same root seed read -4.4 pp ('fails', 4.1 SE below the bound) on a CPU without AVX-512 and -2.3 pp "
                   "on one with it. Paper scale (10 seeds, 2000 steps per task, 1000 test samples per class) is "
                   "expected to decide it.",

@@ -181,7 +181,7 @@ def _lda_dataset(p: LdaParams, data: Data, seed: int, mesh) -> dict:
     old_te = (data.y_test // 2) < last
     acc_old, acc_all = (np.full((half, len(LDA_HEADS)), np.nan) for _ in range(2))
     eye = np.eye(ftr.shape[-1])
-    dead = dead_runs(ftr)  # a dead network's heads measure nothing: its row (ER) or its calibration heads stay NaN
+    dead = dead_runs(ftr)  # a dead network's heads measure nothing: its (ER) row or calibration heads stay NaN
     for r in runtime.tracked(evaluated(half, dead[:half]), f"{data.name}: LDA heads", unit="run"):
         f, g = ftr[r], fte[r]
         cur = grid["runs"]["cur_idx"][r, last, : grid["runs"]["cur_n"][r, last]].astype(np.int64)
