@@ -33,7 +33,7 @@ import jax
 import numpy as np
 from jax.experimental import multihost_utils
 
-from sims import results, runtime
+from sims import results, runtime, xla
 from sims.config import SCALES, ConfigError, RunConfig, load, read_yaml, smoke_params
 
 REPO = results.REPO
@@ -391,7 +391,7 @@ def run_config(path: str | Path, scale: str = "quick", *, force: bool = False,
         "config_path": str(cfg.path), "config": cfg.params_dict(), "config_hash": chash,
         "code_hash": code, "seed": cfg.seed, "seed_offset": int(seed_offset), "seed_axes": seed_axes,
         "git_commit": results.git_commit(),
-        "versions": results.versions(), **runtime.device_summary(),
+        "versions": results.versions(), **runtime.device_summary(), "kernels": xla.kernel_summary(),
         "wall_time_s": round(time.time() - t0, 3), "finished": results.now(),
         # XLA compilations during the run: their seconds, and persistent-cache hits and misses (a run with
         # no miss started from a warm cache; make bench tabulates these per figure)

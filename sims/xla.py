@@ -11,7 +11,10 @@ import os
 
 import jax
 import jaxlib.version
+import numpy as np
 import threadpoolctl
+
+from sims import portable
 
 # Programs that compile in less than this many seconds are not written to the persistent compilation cache
 # (a run's cache holds what is slow to compile). PBE_CACHE_MIN_COMPILE_S overrides it: the test suite sets 0
@@ -126,3 +129,22 @@ def one_blas_thread() -> None:
         return
     os.environ["OPENBLAS_NUM_THREADS"] = str(HOST_BLAS_THREADS)
     threadpoolctl.threadpool_limits(HOST_BLAS_THREADS, user_api="blas")
+
+
+def kernel_summary() -> str:
+    """The kernels this process's numbers come from, in one line for a result's provenance (its sidecar's
+    ``kernels``; the report shows it): whether XLA:CPU's YNNPACK fusions are off (:data:`CPU_PORTABLE_FLAGS`),
+    the architectures of the OpenBLAS libraries loaded (threadpoolctl's names), and NumPy's SIMD targets
+    above x86-64-v3 that are on (:mod:`sims.portable` turns them off). E.g. ``"XLA:CPU YNNPACK off; OpenBLAS
+    Haswell; NumPy SIMD up to x86-64-v3"``."""
+    ynn = "off" if CPU_PORTABLE_FLAGS[0] in os.environ.get("XLA_FLAGS", "").split() else "default"
+    blas = sorted({str(i.get("architecture")) for i in threadpoolctl.threadpool_info()
+                   if i.get("internal_api") == "openblas"})
+    umath = getattr(getattr(np, "_core", None), "_multiarray_umath", None)  # NumPy 2's home of the CPU table
+    features = getattr(umath, "__cpu_features__", None)
+    if features is None:
+        simd = "unknown"
+    else:
+        above = [f for f in portable.NUMPY_DISABLED_FEATURES.split() if features.get(f)]
+        simd = ", ".join(above) if above else "up to x86-64-v3"
+    return f"XLA:CPU YNNPACK {ynn}; OpenBLAS {'/'.join(blas) or 'not loaded'}; NumPy SIMD {simd}"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import threadpoolctl
 
-from sims import portable, runtime, xla
+from sims import cli, portable, runtime, xla
 
 ZEN4 = "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw\n"
 ZEN3 = "processor\t: 0\nflags\t\t: fpu sse2 sse4_2 avx avx2 fma bmi2\n"
@@ -107,3 +107,17 @@ def test_the_portable_flag_waits_for_a_measured_jaxlib(monkeypatch):
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     runtime._fast_cpu_compiles()
     assert "ynn" not in os.environ["XLA_FLAGS"]
+
+
+def test_a_results_kernels_are_named_in_its_provenance(monkeypatch, toy_sim, tmp_path):
+    """xla.kernel_summary names the kernels in effect (this process: YNNPACK off and, on an AVX2 CPU, Haswell
+    OpenBLAS and NumPy's v3 loops), says 'default' when XLA_FLAGS lacks the flag, and a result's sidecar
+    carries it (the report's provenance table shows it)."""
+    line = xla.kernel_summary()
+    assert line.startswith("XLA:CPU YNNPACK off; OpenBLAS "), line
+    if portable.has_avx2_fma() and not portable.native_kernels():
+        assert line.endswith("; OpenBLAS Haswell; NumPy SIMD up to x86-64-v3"), line
+    _, meta = cli.run_config(toy_sim[1](), "quick", quiet=True, outdir=tmp_path / "results")
+    assert meta["kernels"] == line
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+    assert xla.kernel_summary().startswith("XLA:CPU YNNPACK default; ")

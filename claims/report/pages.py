@@ -331,6 +331,7 @@ def _provenance(inp: Inputs, built: dict[str, str]) -> str:
              f"<code>{escape(built['commit'][:20])}</code>, built {escape(built['date'])}"),
             ("devices, processes", f"{distinct('backend')}; {distinct('device_count')} device(s); "
                                    f"{distinct('process_count')} process(es)"),
+            ("kernels", distinct("kernels")),
             ("packages", escape(", ".join(f"{k} {'/'.join(sorted(v))}" for k, v in sorted(versions.items()))
                                 or "-"))]
     return "<table class='small'>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
