@@ -91,8 +91,8 @@ def cpu_flags() -> tuple[bool, bool]:
     if not cpu_only:
         return False, False
     version = jaxlib_minor()
-    portable = version in CPU_PORTABLE_FLAG_JAXLIB and "xla_cpu_experimental_ynn_fusion_type" not in flags
-    extra = CPU_PORTABLE_FLAGS if portable else ()
+    # a flag whose name XLA_FLAGS already holds (a user's YNNPACK setting, level, emitters) is not added
+    extra = CPU_PORTABLE_FLAGS if version in CPU_PORTABLE_FLAG_JAXLIB else ()
     level0 = "xla_backend_optimization_level" not in flags
     fusion_off = level0 and version in CPU_FUSION_FLAG_JAXLIB and "xla_cpu_use_fusion_emitters" not in flags
     if level0:
