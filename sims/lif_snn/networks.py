@@ -95,11 +95,14 @@ def every_depth_counts(key, x, depth: int, theta: float, beta: float, T: int, ki
     """
     k_hidden, k_read = jax.random.split(key)
     n = x.shape[-1]
-    inputs = jnp.broadcast_to(x, (1, T) + x.shape).astype(x.dtype)
+    readout = readout_weights(k_read, depth, n, n_out, x.dtype)  # [depth, n, n_out]
+    # The readout currents of every depth: the input's (static, one product held for all T) and each hidden
+    # layer's, read out as the layer is computed (no stack of hidden spikes is held: the same products,
+    # the same bits).
+    drive = jnp.broadcast_to(x @ readout[0], (1, T) + x.shape[:-1] + (n_out,))
     if depth > 1:
-        inputs = jnp.concatenate([inputs, th.random_stack_spikes(k_hidden, depth - 1, x, theta, beta, T, kind,
-                                                                 x.dtype)])
-    drive = jnp.einsum("lt...n,lnk->lt...k", inputs, readout_weights(k_read, depth, n, n_out, x.dtype))
+        drive = jnp.concatenate([drive, th.random_stack_spikes(k_hidden, depth - 1, x, theta, beta, T, kind,
+                                                               x.dtype, readout=readout[1:])])
     spikes = jax.vmap(lambda d: th.layer_spikes(d, theta, beta, kind))(drive)
     fired = (spikes + 1) / 2 if kind == "slif" else spikes
     # The running counts as T - 1 elementwise adds (exact: sums of 0/1). A cumsum became a reduction that XLA

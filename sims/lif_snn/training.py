@@ -120,6 +120,12 @@ def _flip(u, x, nus):
     return jnp.where(u < jnp.asarray(nus, x.dtype)[:, None, None], -x, x)
 
 
+# Inputs classified per step of the evaluation loop after training (jax.lax.map's batch_size): a block's
+# spikes stay in the cache instead of passing through memory. Each input is classified alone, so
+# the bits do not depend on the block. One call of digits10 training (4 seeds, 2 cores, 2026-12-05): the
+# evaluation 0.41 -> 0.23 s (2048 rows a block: 0.245 s), the whole call 1.25 -> 1.0 s, the same bits.
+EVAL_ROWS = 512
+
 LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)
 # fold_in(seed key, TASK_STRIDE * task index + kind index): one stream per (task, kind) case (two kinds)
 TASK_STRIDE = 1000
@@ -202,7 +208,9 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     pieces = [tr_x, te_x, x_u, y_u.reshape(-1, n_in), x_d, y_d.reshape(-1, n_in)]
     ends = np.cumsum([a.shape[0] for a in pieces])
     both = jax.tree.map(lambda a, b: jnp.stack([a, b]), weights, trained)
-    cls = jax.vmap(lambda w: th.classify(counts(w, jnp.concatenate(pieces))))(both)  # [2, M]
+    inputs = jnp.concatenate(pieces)  # [M, n_in]: the rows are independent, classified EVAL_ROWS at a time
+    cls = jax.vmap(lambda w: jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=EVAL_ROWS))(
+        both)  # [2, M]
     tr_c, te_c, xu_c, yu_c, xd_c, yd_c = (cls[:, a:b] for a, b in zip(np.r_[0, ends[:-1]], ends))
     def ns(cx, cy):  # [2, P], [2, V * P] -> [2, V]
         return jnp.mean(cx[:, None] != cy.reshape(2, v, -1), axis=-1)
