@@ -14,6 +14,7 @@ from claims import ledger
 from claims import lif_snn as C  # noqa: F401  (registers the claims)
 from claims.lif_snn.accuracy import halfway_accuracy, kendall_tau_a
 from sims.lif_snn.accuracy import AccuracyParams
+from sims.lif_snn import training
 from sims.lif_snn.training import parity_sample, train_network
 
 CLAIM = "lif_snn.training_drop_grows_with_accuracy"
@@ -156,3 +157,23 @@ def test_a_fixed_parity_sample_is_what_the_network_trains_on():
     assert float(fixed["test_acc"]) == pytest.approx(float(np.mean(np.asarray(yte) == 0)),
                                                      rel=TOL["float32_share"])  # f32
     assert float(fresh["train_acc"]) >= halfway_accuracy(2)  # fresh inputs: it learns the parity, not a constant
+
+
+def test_the_evaluation_blocks_do_not_change_a_trained_networks_numbers(monkeypatch):
+    """After training, the inputs are classified EVAL_ROWS at a time (a loop over blocks, the last one
+    shorter): with blocks of 50 rows (168 rows: three blocks and a remainder) every number equals that of
+    one block holding every row."""
+    p = AccuracyParams(parity_n=4, parity_bits=2, hidden=8, T=3, steps=5, batch=16, ns_pairs=16, lr=0.05)
+    xtr, ytr, xte, yte = (jax.numpy.asarray(a) for a in parity_sample(p, 40, seed=1))
+
+    def run():
+        return train_network(jax.random.key(3), xtr, ytr, xte, yte, p=p.training(), task="parity", kind="lif",
+                             fresh_parity=False)
+
+    monkeypatch.setattr(training, "EVAL_ROWS", 50)
+    blocks = run()
+    monkeypatch.setattr(training, "EVAL_ROWS", 10**6)
+    whole = run()
+    assert blocks.keys() == whole.keys()
+    for name in whole:
+        np.testing.assert_array_equal(np.asarray(blocks[name]), np.asarray(whole[name]), err_msg=name)

@@ -28,6 +28,9 @@ TOLERANCES = {
     "init_variance": (0.15, "fan_in times the sample variance of >= 4096 N(0, 1/fan_in) weights has SE "
                             "sqrt(2 / 4096) = 0.022, so 0.15 is 6.8 SE (measured 0.0062); a weight scaled by "
                             "sqrt(fan_in) instead of divided is off by a factor fan_in^2"),
+    "readout_sum_abs": (1e-13, "a spike train read out: a sum of 6 float64 N(0, 1) weights with signs 0/+-1, "
+                               "added in another order; |partial sums| < 15 (measured <= 8.2), so 6 "
+                               "roundings of 15 x 1.1e-16 <= 1e-14; another layer's readout is off by O(1)"),
 }
 TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
 
@@ -87,6 +90,16 @@ def test_network_recursion_matches_a_hand_written_one(kind, T):
         for b in range(3):
             ref = _reference(wr, np.repeat(np.asarray(x[b])[None], T, 0), THETA, beta, kind, every_layer=True)
             np.testing.assert_array_equal(got[:, :, b], ref)
+        # With a readout, layer l's spikes come back multiplied by readout[l] (here in numpy: the same sums of
+        # signed weights, added in another order).
+        readout = np.asarray(jax.random.normal(jax.random.key(9), (depth, 6, 4), jnp.float64))
+        read = np.asarray(th.random_stack_spikes(key, depth, x, THETA, beta, T, kind, jnp.float64,
+                                                 readout=jnp.asarray(readout)))
+        assert read.shape == (depth, T, 3, 4)
+        np.testing.assert_allclose(read, np.einsum("ltbn,lnk->ltbk", got, readout), rtol=0,
+                                   atol=TOL["readout_sum_abs"])
+    with pytest.raises(ValueError, match="readout must have shape"):
+        th.random_stack_spikes(key, 2, x, THETA, beta, T, kind, jnp.float64, readout=jnp.zeros((1, 6, 4)))
 
 
 def test_static_sif_spike_count_closed_form_and_if_equivalence():

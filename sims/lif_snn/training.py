@@ -209,8 +209,10 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     ends = np.cumsum([a.shape[0] for a in pieces])
     both = jax.tree.map(lambda a, b: jnp.stack([a, b]), weights, trained)
     inputs = jnp.concatenate(pieces)  # [M, n_in]: the rows are independent, classified EVAL_ROWS at a time
-    cls = jax.vmap(lambda w: jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=EVAL_ROWS))(
-        both)  # [2, M]
+    def classes(w):  # [M]
+        return jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=EVAL_ROWS)
+
+    cls = jax.vmap(classes)(both)  # [2, M]
     tr_c, te_c, xu_c, yu_c, xd_c, yd_c = (cls[:, a:b] for a, b in zip(np.r_[0, ends[:-1]], ends))
     def ns(cx, cy):  # [2, P], [2, V * P] -> [2, V]
         return jnp.mean(cx[:, None] != cy.reshape(2, v, -1), axis=-1)
