@@ -13,8 +13,8 @@ import scipy.stats
 from claims import ledger
 from claims import lif_snn as C  # noqa: F401  (registers the claims)
 from claims.lif_snn.accuracy import halfway_accuracy, kendall_tau_a
-from sims.lif_snn.accuracy import AccuracyParams
 from sims.lif_snn import training
+from sims.lif_snn.accuracy import AccuracyParams
 from sims.lif_snn.training import parity_sample, train_network
 
 CLAIM = "lif_snn.training_drop_grows_with_accuracy"

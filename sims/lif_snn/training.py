@@ -121,9 +121,10 @@ def _flip(u, x, nus):
 
 
 # Inputs classified per step of the evaluation loop after training (jax.lax.map's batch_size): a block's
-# spikes stay in the cache instead of passing through memory. Each input is classified alone, so
-# the bits do not depend on the block. One call of digits10 training (4 seeds, 2 cores, 2026-12-05): the
-# evaluation 0.41 -> 0.23 s (2048 rows a block: 0.245 s), the whole call 1.25 -> 1.0 s, the same bits.
+# spikes stay in the cache instead of passing through memory. Each input is classified alone, so the
+# numbers do not depend on the block (tests/test_lif_snn_accuracy.py checks it). One call of digits10
+# training (4 seeds, 2 cores, 2026-12-05): the evaluation 0.41 -> 0.23 s (2048 rows a block: 0.245 s), the
+# whole call 1.25 -> 1.0 s, the same bits.
 EVAL_ROWS = 512
 
 LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)
@@ -209,6 +210,7 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     ends = np.cumsum([a.shape[0] for a in pieces])
     both = jax.tree.map(lambda a, b: jnp.stack([a, b]), weights, trained)
     inputs = jnp.concatenate(pieces)  # [M, n_in]: the rows are independent, classified EVAL_ROWS at a time
+
     def classes(w):  # [M]
         return jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=EVAL_ROWS)
 
