@@ -304,12 +304,13 @@ def test_dropout_rates_and_classes_in_the_depth_experiment():
     assert th.classify(counts).tolist() == [0, 1, 3]  # ties to the lowest index
 
 
+@pytest.mark.parametrize("depth", [1, 3])
 @pytest.mark.parametrize("kind", th.KINDS)
-def test_every_depth_counts_are_each_depth_networks_running_spike_counts(kind):
+def test_every_depth_counts_are_each_depth_networks_running_spike_counts(kind, depth):
     """Entry ``[L - 1, t - 1]`` is the readout's spike count over steps 1..t of the L-layer network made of
     the first L - 1 hidden layers (weights from ``fold_in(k_hidden, l)``, as random_stack_spikes draws them)
     and readout L - 1: checked against run_network on those weights and numpy's cumulative sum."""
-    n, T, depth, theta = 8, 4, 3, 0.5
+    n, T, theta = 8, 4, 0.5
     key = jax.random.key(5)
     x = th.encode_input(np.where(np.random.default_rng(1).random((6, n)) < 0.5, 1.0, -1.0), kind)
     got = np.asarray(sim.every_depth_counts(key, jnp.asarray(x), depth, theta, 1.0, T, kind))

@@ -162,18 +162,20 @@ def test_a_fixed_parity_sample_is_what_the_network_trains_on():
 def test_the_evaluation_blocks_do_not_change_a_trained_networks_numbers(monkeypatch):
     """After training, the inputs are classified EVAL_ROWS at a time (a loop over blocks, the last one
     shorter): with blocks of 50 rows (168 rows: three blocks and a remainder) every number equals that of
-    one block holding every row."""
-    p = AccuracyParams(parity_n=4, parity_bits=2, hidden=8, T=3, steps=5, batch=16, ns_pairs=16, lr=0.05)
+    one block holding every row. The network is not constant (its NS is positive), so rows classified in
+    another order or in the wrong block would show."""
+    p = AccuracyParams(parity_n=8, parity_bits=2, hidden=16, T=3, steps=5, batch=16, ns_pairs=16, lr=0.05)
     xtr, ytr, xte, yte = (jax.numpy.asarray(a) for a in parity_sample(p, 40, seed=1))
 
     def run():
-        return train_network(jax.random.key(3), xtr, ytr, xte, yte, p=p.training(), task="parity", kind="lif",
-                             fresh_parity=False)
+        return train_network(jax.random.key(3), xtr, ytr, xte, yte, p=p.training(), task="parity",
+                             kind="slif", fresh_parity=False)
 
     monkeypatch.setattr(training, "EVAL_ROWS", 50)
     blocks = run()
     monkeypatch.setattr(training, "EVAL_ROWS", 10**6)
     whole = run()
+    assert min(np.max(whole[k]) for k in ("ns_before", "ns_after", "data_ns_before", "data_ns_after")) > 0
     assert blocks.keys() == whole.keys()
     for name in whole:
         np.testing.assert_array_equal(np.asarray(blocks[name]), np.asarray(whole[name]), err_msg=name)

@@ -29,8 +29,9 @@ TOLERANCES = {
                             "sqrt(2 / 4096) = 0.022, so 0.15 is 6.8 SE (measured 0.0062); a weight scaled by "
                             "sqrt(fan_in) instead of divided is off by a factor fan_in^2"),
     "readout_sum_abs": (1e-13, "a spike train read out: a sum of 6 float64 N(0, 1) weights with signs 0/+-1, "
-                               "added in another order; |partial sums| < 15 (measured <= 8.2), so 6 "
-                               "roundings of 15 x 1.1e-16 <= 1e-14; another layer's readout is off by O(1)"),
+                               "added in two orders; for these weights (key 9) |partial sums| <= 8.2, so "
+                               "each order's 5 roundings are <= 5 x 8.2 x 1.1e-16 and the two differ by "
+                               "<= 1e-14; another layer's readout is off by O(1)"),
 }
 TOL = {name: value for name, (value, _why) in TOLERANCES.items()}
 

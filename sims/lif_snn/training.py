@@ -122,9 +122,9 @@ def _flip(u, x, nus):
 
 # Inputs classified per step of the evaluation loop after training (jax.lax.map's batch_size): a block's
 # spikes stay in the cache instead of passing through memory. Each input is classified alone, so the
-# numbers do not depend on the block (tests/test_lif_snn_accuracy.py checks it). One call of digits10
-# training (4 seeds, 2 cores, 2026-12-05): the evaluation 0.41 -> 0.23 s (2048 rows a block: 0.245 s), the
-# whole call 1.25 -> 1.0 s, the same bits.
+# numbers do not depend on the block (tests/test_lif_snn_accuracy.py checks it on the CPU). One call of
+# digits10 training (4 seeds, 2 cores, 2026-12-05): the evaluation 0.41 -> 0.23 s (2048 rows a block:
+# 0.245 s), the whole call 1.25 -> 1.0 s, the same bits.
 EVAL_ROWS = 512
 
 LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)

@@ -221,7 +221,8 @@ def random_stack_spikes(key: jax.Array, depth: int, x: jax.Array, theta, beta, T
     Args:
       key: a ``jax.random`` key. depth: number of layers (>= 1). x: ``[..., n]`` static input in the
         model's alphabet. theta >= 0, beta in [0, 1], T >= 1, kind ``"slif"`` | ``"lif"``; dtype of weights.
-      readout: None, or ``[depth, n, k]`` matrices, entry ``l`` applied to layer ``l + 1``'s spikes.
+      readout: None, or ``[depth, n, k]`` matrices (array-like, taken in ``dtype``), entry ``l`` applied to
+        layer ``l + 1``'s spikes.
     Returns:
       ``[depth, T, ..., n]``: entry ``l`` holds the spikes of layer ``l + 1``; with ``readout``,
       ``[depth, T, ..., k]``: entry ``l`` holds ``spikes_{l+1} @ readout[l]`` (the same products as on the
@@ -234,8 +235,11 @@ def random_stack_spikes(key: jax.Array, depth: int, x: jax.Array, theta, beta, T
     theta, beta, T, kind = _check_model(theta, beta, T, kind)
     x = jnp.asarray(x, dtype)
     n = x.shape[-1]
-    if readout is not None and (readout.ndim != 3 or readout.shape[:2] != (depth, n)):
-        raise ValueError(f"readout must have shape [depth, n, k] = [{depth}, {n}, k], got {readout.shape}")
+    if readout is not None:
+        readout = jnp.asarray(readout, dtype)
+        if readout.ndim != 3 or readout.shape[:2] != (depth, n):
+            raise ValueError(f"readout must have shape [depth, n, k] = [{depth}, {n}, k], "
+                             f"got {list(readout.shape)}")
 
     def weights(l):
         return jax.random.normal(jax.random.fold_in(key, l), (n, n), dtype) / math.sqrt(n)
@@ -251,7 +255,7 @@ def random_stack_spikes(key: jax.Array, depth: int, x: jax.Array, theta, beta, T
     # (as run_network does; fed through the scan, it had been computed T times, 40% of the products of a
     # 2-layer stack at T = 5). The deeper layers share one scanned body. With a readout, each layer's
     # spikes are read out in the scan: lif_snn_depth's every-depth counts of 8 networks at n = 256 ran
-    # 116 -> 59 ms a call with the same bits as reading out the stacked spikes (2 cores, 2026-12-05).
+    # 116 -> 59 ms a call, measured bit-identical to reading out the stacked spikes (2-core CPU, 2026-12-05).
     first = static_neuron_spikes(x @ weights(0), theta, beta, T, kind)
     rest = jax.lax.scan(body, first, jnp.arange(1, depth))[1]
     return jnp.concatenate([read(first, 0)[None], rest])
