@@ -22,7 +22,8 @@ CALLS = NETWORKS // PER_CALL
 def _config(tmp_path):
     """The repository's spectrum config with its quick scale cut down to the sizes above."""
     cfg = yaml.safe_load((results.REPO / "paper_configs" / "lif_snn_spectrum.yaml").read_text())
-    cfg["quick"] = dict(widths=list(WIDTHS), max_depth=DEPTH, n_networks=NETWORKS, networks_per_call=PER_CALL)
+    cfg["quick"] = dict(cfg["quick"], widths=list(WIDTHS), max_depth=DEPTH, n_networks=NETWORKS,
+                        networks_per_call=PER_CALL)
     p = tmp_path / "lif_snn_spectrum.yaml"
     p.write_text(yaml.safe_dump(cfg))
     return p

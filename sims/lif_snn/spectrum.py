@@ -38,7 +38,7 @@ class SpectrumParams:
     kind: KindName = "slif"
     n_networks: int = param(480, ge=2, le=runtime.MAX_SEEDS, smoke=50)
     networks_per_call: int = param(20, ge=1)
-    input_block: int = param(4096, ge=1, doc="inputs per evaluation block")
+    input_block: int = param(1024, ge=1, doc="inputs per evaluation block")
 
 
 def network_tables(key, pts, *, p: SpectrumParams):
