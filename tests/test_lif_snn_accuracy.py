@@ -5,6 +5,8 @@ scipy's tau-b where the two coincide (no ties)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import numpy as np
 import pytest
@@ -13,7 +15,6 @@ import scipy.stats
 from claims import ledger
 from claims import lif_snn as C  # noqa: F401  (registers the claims)
 from claims.lif_snn.accuracy import halfway_accuracy, kendall_tau_a
-from sims.lif_snn import training
 from sims.lif_snn.accuracy import AccuracyParams
 from sims.lif_snn.training import parity_sample, train_network
 
@@ -159,22 +160,20 @@ def test_a_fixed_parity_sample_is_what_the_network_trains_on():
     assert float(fresh["train_acc"]) >= halfway_accuracy(2)  # fresh inputs: it learns the parity, not a constant
 
 
-def test_the_evaluation_blocks_do_not_change_a_trained_networks_numbers(monkeypatch):
-    """After training, the inputs are classified EVAL_ROWS at a time (a loop over blocks, the last one
+def test_the_evaluation_blocks_do_not_change_a_trained_networks_numbers():
+    """After training, the inputs are classified ``eval_rows`` at a time (a loop over blocks, the last one
     shorter): with blocks of 50 rows (168 rows: three blocks and a remainder) every number equals that of
-    one block holding every row. The network is not constant (its NS is positive), so rows classified in
+    all rows at once (``eval_rows`` null). The network is not constant (its NS is positive), so rows classified in
     another order or in the wrong block would show."""
     p = AccuracyParams(parity_n=8, parity_bits=2, hidden=16, T=3, steps=5, batch=16, ns_pairs=16, lr=0.05)
     xtr, ytr, xte, yte = (jax.numpy.asarray(a) for a in parity_sample(p, 40, seed=1))
 
-    def run():
-        return train_network(jax.random.key(3), xtr, ytr, xte, yte, p=p.training(), task="parity",
-                             kind="slif", fresh_parity=False)
+    def run(eval_rows):
+        tp = dataclasses.replace(p, eval_rows=eval_rows).training()
+        return train_network(jax.random.key(3), xtr, ytr, xte, yte, p=tp, task="parity", kind="slif",
+                             fresh_parity=False)
 
-    monkeypatch.setattr(training, "EVAL_ROWS", 50)
-    blocks = run()
-    monkeypatch.setattr(training, "EVAL_ROWS", 10**6)
-    whole = run()
+    blocks, whole = run(50), run(None)
     assert min(np.max(whole[k]) for k in ("ns_before", "ns_after", "data_ns_before", "data_ns_after")) > 0
     assert blocks.keys() == whole.keys()
     for name in whole:

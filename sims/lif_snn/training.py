@@ -47,6 +47,12 @@ class NetworkTraining:
     per_device: int | None = param(None, ge=1, doc="networks trained per device per compiled call (null: "
                                    "runtime.chunk_size's rule); it bounds the memory, and either way the "
                                    "numbers do not depend on the device count (runtime.map_batch)")
+    # On the CPU a block's spikes stay in the cache instead of passing through memory: one call of digits10
+    # training (4 seeds, 2 cores, 2026-12-05) evaluated in 0.23 s in blocks of 512 against 0.41 s at once
+    # (blocks of 2048: 0.245 s), the whole call 1.25 -> 1.0 s, the same bits. An accelerator wants one batch.
+    eval_rows: int | None = param(512, ge=1, doc="inputs classified per step of the evaluation loop after "
+                                  "training (jax.lax.map's batch_size; null: all at once). Each input is "
+                                  "classified alone, so the numbers do not depend on it")
 
     def __post_init__(self):
         if self.parity_bits > self.parity_n:
@@ -119,13 +125,6 @@ def _flip(u, x, nus):
     uniforms)."""
     return jnp.where(u < jnp.asarray(nus, x.dtype)[:, None, None], -x, x)
 
-
-# Inputs classified per step of the evaluation loop after training (jax.lax.map's batch_size): a block's
-# spikes stay in the cache instead of passing through memory. Each input is classified alone, so the
-# numbers do not depend on the block (tests/test_lif_snn_accuracy.py checks it on the CPU). One call of
-# digits10 training (4 seeds, 2 cores, 2026-12-05): the evaluation 0.41 -> 0.23 s (2048 rows a block:
-# 0.245 s), the whole call 1.25 -> 1.0 s, the same bits.
-EVAL_ROWS = 512
 
 LABEL_NOISE_SALT = 0x1ABE1  # fold_in salt of the label-noise draws (kept apart from the split of the seed key)
 # fold_in(seed key, TASK_STRIDE * task index + kind index): one stream per (task, kind) case (two kinds)
@@ -209,10 +208,12 @@ def train_network(key, x_train, y_train, x_test, y_test, *, p: TrainingParams, t
     pieces = [tr_x, te_x, x_u, y_u.reshape(-1, n_in), x_d, y_d.reshape(-1, n_in)]
     ends = np.cumsum([a.shape[0] for a in pieces])
     both = jax.tree.map(lambda a, b: jnp.stack([a, b]), weights, trained)
-    inputs = jnp.concatenate(pieces)  # [M, n_in]: the rows are independent, classified EVAL_ROWS at a time
+    inputs = jnp.concatenate(pieces)  # [M, n_in]: the rows are independent, classified p.eval_rows at a time
 
     def classes(w):  # [M]
-        return jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=EVAL_ROWS)
+        if p.eval_rows is None:
+            return th.classify(counts(w, inputs))
+        return jax.lax.map(lambda xi: th.classify(counts(w, xi)), inputs, batch_size=p.eval_rows)
 
     cls = jax.vmap(classes)(both)  # [2, M]
     tr_c, te_c, xu_c, yu_c, xd_c, yd_c = (cls[:, a:b] for a, b in zip(np.r_[0, ends[:-1]], ends))
