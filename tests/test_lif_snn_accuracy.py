@@ -163,8 +163,8 @@ def test_a_fixed_parity_sample_is_what_the_network_trains_on():
 def test_the_evaluation_blocks_do_not_change_a_trained_networks_numbers():
     """After training, the inputs are classified ``eval_rows`` at a time (a loop over blocks, the last one
     shorter): with blocks of 50 rows (168 rows: three blocks and a remainder) every number equals that of
-    all rows at once (``eval_rows`` null). The network is not constant (its NS is positive), so rows classified in
-    another order or in the wrong block would show."""
+    all rows at once (``eval_rows`` null). The network is not constant (its NS is positive), so rows
+    classified in another order or in the wrong block would show."""
     p = AccuracyParams(parity_n=8, parity_bits=2, hidden=16, T=3, steps=5, batch=16, ns_pairs=16, lr=0.05)
     xtr, ytr, xte, yte = (jax.numpy.asarray(a) for a in parity_sample(p, 40, seed=1))
 
