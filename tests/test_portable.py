@@ -64,8 +64,9 @@ def test_this_process_runs_the_pinned_host_kernels():
 
 def test_a_cpu_dot_runs_xlas_own_kernels_not_ynnpack():
     """runtime.setup (conftest) adds CPU_PORTABLE_FLAGS on a CPU-only process: the compiled dot is XLA's own,
-    not a YNNPACK fusion (whose kernels the CPU picks; without the flag jaxlib 0.10 compiles this dot to one).
-    A jaxlib the flag was not measured on fails here, so that it is measured before results depend on it."""
+    not a YNNPACK fusion (whose kernels the CPU picks; without the flag jaxlib 0.10 compiles this dot to one),
+    and it computes the product. A jaxlib the flag was not measured on fails here, so that it is measured
+    before results depend on it."""
     if jax.default_backend() != "cpu":
         pytest.skip("the flag is for a CPU-only process")
     assert xla.jaxlib_minor() in xla.CPU_PORTABLE_FLAG_JAXLIB, (
@@ -76,6 +77,8 @@ def test_a_cpu_dot_runs_xlas_own_kernels_not_ynnpack():
     f = jax.jit(lambda x, y: x @ y)
     text = f.lower(jnp.asarray(a), jnp.asarray(b)).compile().as_text()
     assert "__ynn_fusion" not in text and "dot(" in text
+    # XLA's own dot gives the product exactly: small integers, whose float32 sums are exact
+    np.testing.assert_array_equal(np.asarray(f(a, b)), a.astype(np.float64) @ b.astype(np.float64))
 
 
 @pytest.mark.parametrize("env, portable_added", [
