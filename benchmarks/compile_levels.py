@@ -1,9 +1,11 @@
-"""XLA's CPU optimisation level, measured side by side: compile and run time at level 3 (XLA's default) and
-at level 0 (what ``sims.runtime.setup`` picks for a CPU-only process), for a compile-heavy function (a
-transformer's loss gradient, run once) and a run-heavy one (a long elementwise scan). The rule that
-keeps run-heavy functions at level 3 (``runtime.OPTIMIZE_FLOPS``) rests on these two rows. The same two
-functions also compare XLA's MLIR fusion emitters (its default) with the older elementwise code generator
-that ``sims.runtime.setup`` picks for a CPU-only process (``sims.xla.CPU_FUSION_FLAGS``), at each level."""
+"""XLA's CPU optimisation level, measured side by side: compile and run time at the level of a heavy
+function (``theory.numerics.HEAVY_COMPILE``: 2) and at level 0 (what ``sims.runtime.setup`` picks for a
+CPU-only process), for a compile-heavy function (a transformer's loss gradient, run once) and a run-heavy
+one (a long elementwise scan); and at level 3 (XLA's default) against level 2. The rule that keeps
+run-heavy functions optimised (``runtime.OPTIMIZE_FLOPS``) rests on the first two rows, the choice of level
+2 on the next two. The same two functions also compare XLA's MLIR fusion emitters (its default) with the
+older elementwise code generator that ``sims.runtime.setup`` picks for a CPU-only process
+(``sims.xla.CPU_FUSION_FLAGS``), at each level."""
 
 from __future__ import annotations
 
@@ -69,22 +71,29 @@ def run() -> list[dict]:
         for label, (fn, args) in (("transformer loss gradient (4 layers, d=64)", _transformer_grad()),
                                   ("elementwise scan (500 x 1e5 tanh, exp)", _elementwise_scan())):
             flops = costs.jaxpr_cost(jax.make_jaxpr(fn)(*args).jaxpr).flops
-            # as runtime.jit compiles a heavy function (level 3) and any other (level 0, the process's flags)
-            c3, r3, o3 = _compile_and_run(fn, args, dict(runtime._FULL_OPT))
+            # as runtime.jit compiles a heavy function (level 2) and any other (level 0, the process's flags)
+            heavy = dict(runtime._HEAVY_COMPILE)
+            lh = heavy["xla_backend_optimization_level"]
+            ch, rh, oh = _compile_and_run(fn, args, heavy)
             c0, r0, o0 = _compile_and_run(fn, args, {"xla_backend_optimization_level": 0})
-            diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
-                       for a, b in zip(jax.tree.leaves(o3), jax.tree.leaves(o0)))
-            picks = "level 3" if flops >= runtime.OPTIMIZE_FLOPS else "level 0"
-            rows.append({
-                "benchmark": "XLA CPU level 3 vs 0: compile + one call", "case": f"{label}, {flops:.2g} FLOPs",
-                "baseline": f"level 3: compile {c3:.2f} s, run {r3:.3f} s", "baseline_s": c3 + r3,
-                "ours": f"level 0: compile {c0:.2f} s, run {r0:.3f} s", "ours_s": c0 + r0,
-                "ratio": (c3 + r3) / (c0 + r0),
-                "check": f"runtime.jit picks {picks}; max |diff| {diff:.1e}",
-            })
+            c3, r3, o3 = _compile_and_run(fn, args, {**heavy, "xla_backend_optimization_level": 3})
+            picks = f"level {lh}" if flops >= runtime.OPTIMIZE_FLOPS else "level 0"
+            for (lb, cb, rb, ob), (lo, co, ro, oo), what in (
+                    ((lh, ch, rh, oh), (0, c0, r0, o0), f"runtime.jit picks {picks}"),
+                    ((3, c3, r3, o3), (lh, ch, rh, oh), "XLA's default against the heavy functions' level")):
+                diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
+                           for a, b in zip(jax.tree.leaves(ob), jax.tree.leaves(oo)))
+                rows.append({
+                    "benchmark": f"XLA CPU level {lb} vs {lo}: compile + one call",
+                    "case": f"{label}, {flops:.2g} FLOPs",
+                    "baseline": f"level {lb}: compile {cb:.2f} s, run {rb:.3f} s", "baseline_s": cb + rb,
+                    "ours": f"level {lo}: compile {co:.2f} s, run {ro:.3f} s", "ours_s": co + ro,
+                    "ratio": (cb + rb) / (co + ro),
+                    "check": f"{what}; max |diff| {diff:.1e}",
+                })
             # runtime's choice (ours) against the other generator at each level: the older one at level 0,
-            # XLA's MLIR fusion emitters at level 3 (sims.xla.CPU_FUSION_FLAGS)
-            for level, ours_on in ((0, False), (3, True)):
+            # XLA's MLIR fusion emitters at the heavy functions' level (sims.xla.CPU_FUSION_FLAGS)
+            for level, ours_on in ((0, False), (lh, True)):
                 cb, rb, ob = _compile_and_run(fn, args, _emitters(level, not ours_on))
                 co, ro, oo = _compile_and_run(fn, args, _emitters(level, ours_on))
                 same = all(np.array_equal(np.asarray(a), np.asarray(b))

@@ -100,12 +100,12 @@ def setup(*, x64: bool = True, distributed: bool | None = None, cache_dir: str |
 
 
 def _fast_cpu_compiles() -> None:
-    """:func:`sims.xla.cpu_flags`, then this process's state: level-3 compiles for heavy functions
+    """:func:`sims.xla.cpu_flags`, then this process's state: level-2 compiles for heavy functions
     (:data:`OPTIMIZE_FLOPS`) and, where the fusion emitters were turned off, turned back on for those
     (see :data:`sims.xla.CPU_FUSION_FLAGS`)."""
     level0, fusion_off = xla.cpu_flags()
     if fusion_off:
-        _FULL_OPT["xla_cpu_use_fusion_emitters"] = True
+        _HEAVY_COMPILE["xla_cpu_use_fusion_emitters"] = True
     if level0:
         _STATE["fast_cpu"] = True
 
@@ -159,19 +159,21 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
     return cost
 
 
-# Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function at XLA's full
-# optimisation (level 3) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on the idle
-# 2-core machine (benchmarks/compile_levels.py, make bench): level 0 compiles a function 0.02 to 0.5 s faster
-# and runs it 0.04 s (matrix products) to 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs slower.
-# A wrong level 3 costs at most that compile difference; a wrong level 0 can run a long loop ten times slower.
+# Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function optimised (level 2,
+# theory.numerics.HEAVY_COMPILE) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on
+# the idle 2-core machine (benchmarks/compile_levels.py, make bench), against level 3 then: level 0
+# compiles a function 0.02 to 0.5 s faster and runs it 0.04 s (matrix products) to 1.8 s (elementwise
+# tanh/exp, ten times slower) per 1e9 FLOPs slower; level 2 runs those as fast as level 3 (make bench). A
+# wrong level 2 costs at most that compile difference; a wrong level 0 can run a long loop ten times slower.
 # So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a
 # tuned optimum. A while loop (trip count unknown) also counts as heavy. The bar is read per device (FLOPs
 # over the devices its arguments are split over): a fixed batch per device (chunk_size) then gets the same
 # level, and so the same bits, on 1 or many devices (on the global FLOPs, 4 devices had crossed it, 1 not).
 OPTIMIZE_FLOPS = 1e8
-# The compiler options of a full-optimisation compile; _fast_cpu_compiles adds the fusion emitters' switch
-# (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first compiled, after setup.
-_FULL_OPT: dict[str, Any] = dict(numerics.FULL_OPTIMISATION)
+# The compiler options of a heavy function's compile; _fast_cpu_compiles adds the fusion emitters' switch
+# (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first
+# compiled, after setup.
+_HEAVY_COMPILE: dict[str, Any] = dict(numerics.HEAVY_COMPILE)
 
 
 def _shard_count(leaves) -> int:
@@ -196,7 +198,7 @@ class Plannable:
         self.jitted = jitted
         self.name = name
         self.static = static  # (static_argnums, static_argnames): the planner keys these by value
-        self._make_optimized = optimized  # builds the same function compiled at full optimisation
+        self._make_optimized = optimized  # builds the same function compiled optimised (_HEAVY_COMPILE)
         self._optimized = None
         # (argument shapes and dtypes, devices split over) -> the jitted function that runs it, chosen at
         # its first call (sizes checked)
@@ -239,7 +241,7 @@ def jit(fn: Callable[..., Any] | None = None, *, name: str | None = None, **kwar
     static = (tuple([nums] if isinstance(nums, int) else nums), tuple([names] if isinstance(names, str) else names))
     return Plannable(jax.jit(fn, **kwargs), name or getattr(fn, "__qualname__", repr(fn)), static,
                      optimized=None if "compiler_options" in kwargs else
-                     functools.partial(jax.jit, fn, compiler_options=_FULL_OPT, **kwargs))
+                     functools.partial(jax.jit, fn, compiler_options=_HEAVY_COMPILE, **kwargs))
 
 
 class planning:  # noqa: N801 - a context manager used as ``with runtime.planning(record):``

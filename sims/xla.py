@@ -1,7 +1,7 @@
 """XLA settings of a process, read from the environment before JAX starts its backend: the persistent
 compilation cache's compile-time threshold and the compiler flags of a CPU-only process; and the host
-BLAS's threads. Used by :func:`sims.runtime.setup`; the full-optimisation compile options that undo part
-of these live beside the compiled-function wrapper (``sims.runtime._FULL_OPT``)."""
+BLAS's threads. Used by :func:`sims.runtime.setup`; the heavy functions' compile options that undo part
+of these live beside the compiled-function wrapper (``sims.runtime._HEAVY_COMPILE``)."""
 
 from __future__ import annotations
 
@@ -45,9 +45,10 @@ CPU_OPT_FLAGS = ("--xla_backend_optimization_level=0", "--xla_llvm_disable_expen
 # 0 it compiles 40-55% faster (a 2-layer transformer's 200 training steps 4.1 -> 2.5 s, 38 small programs
 # 3.6 -> 1.8 s) and runs as fast or faster, with the same bits on those programs (29 of the 35 quick results
 # kept their bits, 6 moved at rounding level: exp and log are generated differently); at level 3 it compiles
-# and runs slower (8.1 -> 11.9 s), so a function compiled at full optimisation (sims.runtime._FULL_OPT) keeps the
-# emitters on. Added only for the jaxlib minor versions it was measured on: an XLA that does not know a
-# flag aborts the process, so a newer jaxlib runs without it until measured.
+# and runs slower (8.1 -> 11.9 s), so a heavy function, compiled optimised (sims.runtime._HEAVY_COMPILE, now
+# level 2, where it was measured again on 2026-12-05: MDM training 32 s with the emitters, 37 s without),
+# keeps the emitters on. Added only for the jaxlib minor versions it was measured on: an XLA that does not
+# know a flag aborts the process, so a newer jaxlib runs without it until measured.
 CPU_FUSION_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
 CPU_FUSION_FLAG_JAXLIB = ((0, 10),)
 # For every CPU-only process: dots and other library fusions go to XLA's own kernels (Eigen, compiled into
@@ -68,15 +69,15 @@ def cpu_flags() -> tuple[bool, bool]:
     """Add :data:`CPU_OPT_FLAGS` to ``XLA_FLAGS`` when this process can only run on the CPU (``JAX_PLATFORMS``
     is ``cpu``, or no accelerator plugin is installed) and ``XLA_FLAGS`` does not set the level already;
     with jaxlib 0.10 also :data:`CPU_FUSION_FLAGS` (unless ``XLA_FLAGS`` sets the fusion emitters), which
-    the full-optimisation compiles (``sims.runtime._FULL_OPT``) turn back, and, whatever the level,
+    the heavy functions' compiles (``sims.runtime._HEAVY_COMPILE``) turn back, and, whatever the level,
     :data:`CPU_PORTABLE_FLAGS` (unless ``XLA_FLAGS`` sets YNNPACK's fusions). Returns ``(level0, fusion_off)``:
     whether the level-0 flags and the fusion flag were added.
 
     On the CPU most of a quick-scale run is XLA compiling (LLVM optimising each fused kernel); at level 0
     the 2-core machine compiles about twice as fast, while matrix products and convolutions still call
     the same library kernels. A compiled function whose call does much work (``sims.runtime.OPTIMIZE_FLOPS``) is
-    compiled at full optimisation all the same (``sims.runtime.Plannable``), so long simulation loops run at full
-    speed. The two levels round differently in the last bit (level 3 fuses multiply-adds, even in a normal
+    compiled optimised all the same (level 2, ``sims.runtime.Plannable``), so long simulation loops run at
+    full speed. Levels round differently in the last bit (levels 2 and 3 fuse multiply-adds, even in a normal
     draw's erfinv), so results agree with a level-3 run to rounding, not bit for bit (tests/test_runtime.py);
     reruns at one level, and runs on any device count, stay bit-identical in their draws. LLVM's expensive
     passes off (both levels): MDM training compiled 15% faster, same bits and run time (2 cores, 2026-12-03).

@@ -90,7 +90,7 @@ def test_a_cpu_dot_runs_xlas_own_kernels_not_ynnpack():
 def test_the_portable_flag_goes_to_every_cpu_only_process_unless_the_user_set_ynnpack(monkeypatch, env,
                                                                                      portable_added):
     monkeypatch.setattr(xla.jaxlib.version, "__version__", "0.10.2")
-    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.setattr(runtime, "_HEAVY_COMPILE", {"xla_backend_optimization_level": 2})
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -105,7 +105,7 @@ def test_the_portable_flag_waits_for_a_measured_jaxlib(monkeypatch):
     """An XLA that does not know a flag aborts the process: jaxlib 0.11 gets no YNNPACK setting until it is
     measured."""
     monkeypatch.setattr(xla.jaxlib.version, "__version__", "0.11.0")
-    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.setattr(runtime, "_HEAVY_COMPILE", {"xla_backend_optimization_level": 2})
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     runtime._fast_cpu_compiles()

@@ -515,16 +515,16 @@ def test_the_fusion_flag_is_added_only_for_the_jaxlib_versions_it_was_measured_o
     """An XLA that does not know a flag aborts the process (no Python error to catch), so the flag goes only
     to the jaxlib minor versions of CPU_FUSION_FLAG_JAXLIB (0.10); the level-0 flags go to every version."""
     monkeypatch.setattr(xla.jaxlib.version, "__version__", version)
-    monkeypatch.setattr(runtime, "_FULL_OPT", {"xla_backend_optimization_level": 3})
+    monkeypatch.setattr(runtime, "_HEAVY_COMPILE", {"xla_backend_optimization_level": 2})
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     runtime._fast_cpu_compiles()
     flags = os.environ["XLA_FLAGS"].split()
     assert set(xla.CPU_OPT_FLAGS) <= set(flags)
     assert ("--xla_cpu_use_fusion_emitters=false" in flags) == added, flags
-    # a full-optimisation compile turns the emitters back on only where the process turned them off
-    assert runtime._FULL_OPT == ({"xla_backend_optimization_level": 3, "xla_cpu_use_fusion_emitters": True} if added
-                                 else {"xla_backend_optimization_level": 3})
+    # a heavy function's compile turns the emitters back on only where the process turned them off
+    level2 = {"xla_backend_optimization_level": 2}
+    assert runtime._HEAVY_COMPILE == ({**level2, "xla_cpu_use_fusion_emitters": True} if added else level2)
 
 
 def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
@@ -540,8 +540,8 @@ def test_the_cpu_optimisation_level_changes_a_sweep_only_by_rounding(eight):
         np.testing.assert_allclose(opt3[k], first[k], rtol=TOL["fma_contraction"], atol=0, err_msg=k)
 
 
-def test_a_heavy_compiled_function_keeps_full_optimisation_on_the_cpu(monkeypatch):
-    """runtime.jit compiles a call at level 3 when its work reaches OPTIMIZE_FLOPS (a long loop) and leaves a
+def test_a_heavy_compiled_function_is_compiled_optimised_on_the_cpu(monkeypatch):
+    """runtime.jit compiles a call at level 2 when its work reaches OPTIMIZE_FLOPS (a long loop) and leaves a
     light one at the process's level 0; the choice is made once per argument shape and both give the
     same numbers."""
     monkeypatch.setitem(runtime._STATE, "fast_cpu", True)

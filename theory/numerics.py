@@ -14,8 +14,9 @@ binomial standard errors, and the float64 policy.
 * **Linear algebra under vmap** (:func:`cholesky`, :func:`chol_solve`, :func:`spd_solve`,
   :func:`pd_above`): plain jnp loops instead of LAPACK custom calls, which can deadlock when vmapped on
   a 2-core CPU; every vmapped solve of the simulations goes through them.
-* **Long loops at full optimisation** (:func:`loop_jit`): a recursion or ODE integration compiled outside
-  ``sims.runtime.jit`` gets XLA's level 3, which the runtime gives its own heavy functions.
+* **Long loops compiled optimised** (:func:`loop_jit`): a recursion or ODE integration compiled outside
+  ``sims.runtime.jit`` gets XLA's level 2 (:data:`HEAVY_COMPILE`), which the runtime gives its own heavy
+  functions.
 * **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
   :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
   never silently truncated to an integer; work that grows with an argument is refused up front, the
@@ -24,6 +25,7 @@ binomial standard errors, and the float64 policy.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -44,25 +46,52 @@ def float64():
     return jax.enable_x64(True)
 
 
-# The compiler options of a compile at XLA's full optimisation (LLVM level 3). A CPU-only process of this
+# The compiler options of a heavy function's compile: XLA's optimisation level 2 (LLVM's default code
+# generation level, CodeGenOptLevel::Default; 3, XLA's own default, is Aggressive). A CPU-only process of this
 # project compiles at level 0 (sims.xla.cpu_flags: small programs compile twice as fast), and
 # sims.runtime.jit compiles a heavy function (a while loop, or many FLOPs) with these options instead
-# (sims.runtime._FULL_OPT starts from them). Elsewhere the same rule is applied where a function is
-# written: see loop_jit.
-FULL_OPTIMISATION = {"xla_backend_optimization_level": 3}
+# (sims.runtime._HEAVY_COMPILE starts from them). Elsewhere the same rule is applied where a function is
+# written: see loop_jit. Level 2 rather than 3, measured paper by paper on the 2-core machine (empty
+# compilation cache, 2026-12-05): the 35 quick figures took 848 CPU-s against 904 (compiles 9-39% shorter,
+# the loops as fast: lif_snn 327 against 333 CPU-s with the same bits), and a fresh-clone make -j2 figures
+# 494 s against 510. On 2026-12-04 level 2 had run lif_snn_training 185 -> 276 s; its code has changed since
+# (the neuron recursion unrolled), and the same figure now runs 67 s at level 2, 69 s at level 3.
+HEAVY_COMPILE = {"xla_backend_optimization_level": 2}
 
 
 def loop_jit(fn, **kwargs):
-    """``jax.jit(fn, **kwargs)`` compiled at XLA's full optimisation (:data:`FULL_OPTIMISATION`), for a
-    function built around a long ``lax.scan`` or ``fori_loop`` (an exact recursion, an ODE integration)
+    """``jax.jit(fn, **kwargs)`` compiled at a heavy function's level (:data:`HEAVY_COMPILE`) on the CPU, for
+    a function built around a long ``lax.scan`` or ``fori_loop`` (an exact recursion, an ODE integration)
     that is called outside ``sims.runtime.jit``: the theory layer's own, and a claim's. sims.runtime.jit's
     rule, a while loop counts as heavy, applied where the function is written. At level 0 such loops ran
     6-8x slower: Seesaw's exact risk recursion (d = 1000, 2e5 steps) 7.2 -> 1.0 s for SGD and 10.3 -> 1.2 s
     for NSGD, a ReLU-DAG claim's RK4 flows 23.8 -> 7.4 s (2 cores, 2026-12-04). Results agree with a
-    level-0 compile to rounding (level 3 fuses multiply-adds); on an accelerator the option is XLA's
-    default, so nothing changes there. Call the result at top level (its callers convert its output to
-    NumPy): jax refuses compiler options on a jit nested in another trace (ValueError)."""
-    return jax.jit(fn, compiler_options=FULL_OPTIMISATION, **kwargs)
+    level-0 compile to rounding (level 2 fuses multiply-adds). On an accelerator the function is compiled
+    with XLA's defaults, as ``sims.runtime.jit`` compiles it there; the backend is read at the first call,
+    not when ``loop_jit`` runs (a module may call it at import, before the process's setup). Call the
+    result at top level (its callers convert its output to NumPy): jax refuses compiler options on a jit
+    nested in another trace (ValueError). Other attributes (``trace``, ``lower``) are the chosen jit's."""
+    return _LoopJit(fn, kwargs)
+
+
+class _LoopJit:
+    """:func:`loop_jit`'s function: the jit with :data:`HEAVY_COMPILE` on the CPU, the plain jit elsewhere."""
+
+    def __init__(self, fn, kwargs):
+        functools.update_wrapper(self, fn)
+        self._heavy = jax.jit(fn, compiler_options=HEAVY_COMPILE, **kwargs)
+        self._plain = jax.jit(fn, **kwargs)
+
+    def _chosen(self):
+        return self._heavy if jax.default_backend() == "cpu" else self._plain
+
+    def __call__(self, *args, **kwargs):
+        return self._chosen()(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):  # not set yet (a copy before __init__): no recursion through _chosen
+            raise AttributeError(attr)
+        return getattr(self._chosen(), attr)
 
 
 def to_fmpq(v) -> flint.fmpq:
