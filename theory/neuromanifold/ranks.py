@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +35,11 @@ def _check_field_p(field: str, p) -> int | None:
     if field == "QQ":
         return None
     raise ValueError(f"field must be 'modp' or 'QQ', got {field!r}")
+
+
+def _derivative(cs: Sequence[Fraction]) -> tuple[Fraction, ...]:
+    """Coefficients of ``s'`` from those of ``s`` (lowest degree first; ``(0,)`` for a constant)."""
+    return tuple(i * c for i, c in enumerate(cs))[1:] or (Fraction(0),)
 
 
 class _Ring:
@@ -75,17 +82,26 @@ class _Ring:
             return 1
         return flint.fmpq(1)
 
-    def poly(self, cs, z):
-        """``sum c_i z^i`` (Horner), elementwise."""
-        cc = [self.const(c) for c in cs]
+    def coeffs(self, cs) -> tuple:
+        """The Fractions ``cs`` (lowest degree first) as ring elements, for :meth:`horner`: converted once
+        per Jacobian, not at every layer and output (neuromanifold_dimensions converted 800 thousand).
+        Raises ValueError: a denominator divisible by ``p``."""
+        return tuple(self.const(c) for c in cs)
+
+    def horner(self, cc: tuple, z):
+        """``sum c_i z^i`` elementwise, ``cc`` the ring elements of :meth:`coeffs`."""
         acc = self.zeros(z.shape) + cc[-1]
         for c in reversed(cc[:-1]):
             acc = self.red(self.red(acc * z) + c)
         return acc
 
+    def poly(self, cs, z):
+        """``sum c_i z^i`` (Horner), elementwise; ``cs`` a sequence of Fractions, lowest degree first."""
+        return self.horner(self.coeffs(cs), z)
+
     def dpoly(self, cs, z):
         """``s'(z)`` elementwise."""
-        return self.poly([i * c for i, c in enumerate(cs)][1:] or [Fraction(0)], z)
+        return self.poly(_derivative(cs), z)
 
     def matmul(self, a, b):
         """``a @ b`` for ``a`` (M, n), ``b`` (n, q), each product reduced before summing."""
@@ -96,12 +112,14 @@ def _mlp_eval_jacobian(widths, cs, theta, X, ring: _Ring):
     """Rows ``(output k, point m)``, columns the flattened parameters; entries in ``ring``."""
     Ws = _unflatten_mlp(theta, widths)
     L = len(Ws)
+    s, ds = ring.coeffs(cs), ring.coeffs(_derivative(cs))
     hs, zs = [X], []
     for l, W in enumerate(Ws):
         z = ring.matmul(hs[-1], W.T)
         zs.append(z)
         if l < L - 1:
-            hs.append(ring.poly(cs, z))
+            hs.append(ring.horner(s, z))
+    dzs = [ring.horner(ds, z) for z in zs[:-1]]  # s'(z) of each hidden layer, shared by every output
     M = X.shape[0]
     blocks = []
     for k in range(widths[-1]):
@@ -111,7 +129,7 @@ def _mlp_eval_jacobian(widths, cs, theta, X, ring: _Ring):
         for l in reversed(range(L)):
             cols[l] = ring.red(g[:, :, None] * hs[l][:, None, :]).reshape(M, -1)
             if l > 0:
-                g = ring.red(ring.matmul(g, Ws[l]) * ring.dpoly(cs, zs[l - 1]))
+                g = ring.red(ring.matmul(g, Ws[l]) * dzs[l - 1])
         blocks.append(np.concatenate(cols, axis=1))
     return np.concatenate(blocks, axis=0)
 
@@ -226,6 +244,19 @@ def random_point(kind: str, shape: Any, rng: random.Random, field: str = "modp",
     return np.array(theta, dtype=object), np.array(X, dtype=object)
 
 
+@functools.lru_cache(maxsize=2048)
+def _random_points(kind: str, shape: Any, seed: Any, field: str, p: int, m: int, n_points: int) -> tuple:
+    """The ``n_points`` points of :func:`random_point` drawn in turn from ``random.Random(seed)``: those
+    :func:`generic_rank` uses. They do not depend on the activation, so a grid of activations over the
+    same nets draws them once (neuromanifold_dimensions: 29 activations). ``shape`` is the validated,
+    hashable one of ``check_rank_size``; the arrays are read-only."""
+    rng = random.Random(seed)
+    points = tuple(random_point(kind, shape, rng, field, p, m) for _ in range(n_points))
+    for a in itertools.chain.from_iterable(points):
+        a.setflags(write=False)
+    return points
+
+
 def generic_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs: Sequence[Any],
                  n_points: int = 3, field: Literal["modp", "QQ"] = "modp", seed: int = 0,
                  p: int = PRIME) -> RankReport:
@@ -247,14 +278,12 @@ def generic_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs: Seq
     """
     cs = activation(activation_coeffs)
     _check_field_p(field, p)
-    _, n, _ = check_rank_size(kind, shape, cs, field)
+    shp, n, _ = check_rank_size(kind, shape, cs, field)
     n_points = check_int(n_points, "n_points", ge=1)
     check_limit(n_points, MAX_POINTS, "MAX_POINTS", "n_points")
-    rng = random.Random(seed)
     ranks: list[int] = []
     m = n + 8
-    for _ in range(n_points):
-        theta, X = random_point(kind, shape, rng, field, p, m)
+    for theta, X in _random_points(kind, shp, seed, field, p, m, n_points):
         J = eval_jacobian(kind, shape, cs, theta, X, field, p)
         ranks.append(exact_rank(J, field, p))
         if ranks[-1] >= n:
