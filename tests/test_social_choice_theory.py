@@ -120,6 +120,16 @@ def test_lcpo_equals_brute_force_leximax_copeland(case):
     assert not [(a, b) for a, b in _pareto(X, V) if r.ranking.index(a) > r.ranking.index(b)]
 
 
+@pytest.mark.parametrize("case", range(len(LCPO_CASES)))
+def test_lcpo_winner_is_the_brute_force_winner_with_and_without_pareto(case):
+    """lcpo_winner places only the first position: the brute force's first candidate, with the Pareto
+    constraints and without them (the compromise instance below is one where the two winners differ)."""
+    X, V, counts = LCPO_CASES[case]
+    args = (np.array(X, float), np.array(V, float), np.array(counts, float))
+    assert sc.lcpo_winner(*args) == _lcpo_brute(X, V, counts)[0]
+    assert sc.lcpo_winner(*args, pareto=False) == _lcpo_brute(X, V, counts, po=False)[0]
+
+
 def test_lcpo_cases_make_the_constraints_bind():
     """The cases above are not ones where the rule is trivial: dropping linear feasibility changes a ranking,
     the index tie-break decides one, and half-half pairs occur (so the 1/2 Copeland term matters)."""
@@ -301,6 +311,8 @@ def test_lcpo_pareto_constraints_bind_on_the_compromise_instance():
     assert out.ranking != ablation and out.ranking[0] != 0
     assert not sc.check_ranking_axioms(BIND_X, BIND_V, None, out.ranking)["po_violations"]
     assert sc.ranking_of(BIND_X, out.theta) == out.ranking
+    # the winners alone: w without the Pareto constraints, another candidate with them
+    assert sc.lcpo_winner(BIND_X, BIND_V, pareto=False) == 0 != sc.lcpo_winner(BIND_X, BIND_V)
 
 
 def test_lcpo_on_random_profiles_without_a_majority_voter():

@@ -35,7 +35,7 @@ class LCPOParams:
 def _winner_after(X, V, w, i, v_new) -> int:
     V2 = np.array(V, np.float64)
     V2[i] = v_new
-    return sc.lcpo(X, V2, w).ranking[0]
+    return sc.lcpo_winner(X, V2, w)
 
 
 def lcpo_draw(X, V, w) -> dict:

@@ -277,6 +277,32 @@ def lcpo(candidates, voters, weights=None, *, pareto: bool = True) -> LCPOResult
         bad-input errors.
     """
     X, V, w = validate(candidates, voters, weights)
+    S, copeland = _strict_copeland(X, V, w)
+    ranked: list[int] = []
+    lps = 0
+    theta = np.zeros(X.shape[1])
+    for c, th, n_lp in _lcpo_positions(X, S, copeland, pareto):
+        ranked.append(c)
+        theta, lps = th, lps + n_lp
+    return LCPOResult(tuple(ranked), theta, copeland.astype(np.float64), lps)
+
+
+def lcpo_winner(candidates, voters, weights=None, *, pareto: bool = True) -> int:
+    """The candidate :func:`lcpo` ranks first, placing only that one: each position of LCPO depends on
+    the positions before it alone, so the first is decided without the rest (a winner-monotonicity
+    check asks for the winner of many altered profiles).
+
+    Args: as :func:`lcpo`. Returns: the index of ``lcpo(...).ranking[0]``. Raises: as :func:`lcpo`.
+    """
+    X, V, w = validate(candidates, voters, weights)
+    S, copeland = _strict_copeland(X, V, w)
+    return next(_lcpo_positions(X, S, copeland, pareto))[0]
+
+
+def _strict_copeland(X, V, w) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, copeland)`` of validated ``X [n, d]``, ``V [k, d]``, ``w [k]``: the voters' signs ``S [n, n, k]``
+    (:func:`_sign_matrix`) and the Copeland scores ``[n]``. Raises ValueError: a voter ties two candidates
+    (LCPO is defined for strict rankings only)."""
     n = X.shape[0]
     S = _sign_matrix(X, V)
     off = ~np.eye(n, dtype=bool)
@@ -285,15 +311,20 @@ def lcpo(candidates, voters, weights=None, *, pareto: bool = True) -> LCPOResult
         a, b = tie[0]
         i = int(np.argmax(S[a, b] == 0))
         raise ValueError(f"voter {i} scores candidates {a} and {b} equally; LCPO needs strict rankings")
-    M = (S > 0).astype(np.float64) @ w / w.sum()
-    copeland = copeland_scores(M)
+    return S, copeland_scores((S > 0).astype(np.float64) @ w / w.sum())
+
+
+def _lcpo_positions(X, S, copeland, pareto: bool):
+    """LCPO's positions in turn (see :func:`lcpo`; ``S`` and ``copeland`` from :func:`_strict_copeland`):
+    yields ``(candidate, theta, lps)`` for each, ``theta`` the feasibility LP's solution that placed it
+    and ``lps`` the LPs solved for that position."""
+    n = X.shape[0]
+    off = ~np.eye(n, dtype=bool)
     dominance = [(int(a), int(b)) for a, b in np.argwhere(np.all(S > 0, axis=2) & off)] if pareto else []
     ranked: list[int] = []
     remaining = list(range(n))
-    lps = 0
-    theta = np.zeros(X.shape[1])
     while remaining:
-        best, best_theta = None, None
+        best, best_theta, lps = None, None, 0
         for c in sorted(remaining, key=lambda c: (-copeland[c], c)):
             rest = [j for j in remaining if j != c]
             cons = [X[ranked[i]] - X[ranked[i + 1]] for i in range(len(ranked) - 1)]
@@ -310,8 +341,7 @@ def lcpo(candidates, voters, weights=None, *, pareto: bool = True) -> LCPOResult
             raise RuntimeError("LCPO: no feasible next candidate")
         ranked.append(best)
         remaining.remove(best)
-        theta = best_theta
-    return LCPOResult(tuple(ranked), theta, copeland.astype(np.float64), lps)
+        yield best, best_theta, lps
 
 
 def copeland_scores(M) -> np.ndarray:
