@@ -277,7 +277,7 @@ def run_pruning(p: PruningParams, ctx) -> dict:
         run.__qualname__ = f"pruning.train[{reg}]"
         out = ctx.parts.get(reg, lambda run=run: runtime.map_seeds(run, ctx.config.seed, p.n_seeds,
                                                                    mesh=ctx.mesh))
-        ks = np.array([[len(R.support_components(G, R.theta_dict(G, t))) for t in ths]
+        ks = np.array([[len(R.support_components(G, R.theta_dict(G, t), info)) for t in ths]
                        for ths in out["theta"]])
         eq = []
         # Not while planned: the planner's all-zero weights prune to a network with no input-output path.
@@ -293,7 +293,7 @@ def run_pruning(p: PruningParams, ctx) -> dict:
         bit_equal.append(eq)
         ratio.append(R.singular_value_ratio(info.B, out["theta"]))
         final.append(th_T)
-        kappa_tau.append([len(R.support_components(G, R.theta_dict(G, t))) for t in th_tau])
+        kappa_tau.append([len(R.support_components(G, R.theta_dict(G, t), info)) for t in th_tau])
         pruned_tau.append((th_tau == 0).sum(-1))
         loss_tau.append(np.asarray(train_loss(jnp.asarray(th_tau))))
     ctx.summary["pruned_bit_equal"] = bool(np.all(bit_equal))

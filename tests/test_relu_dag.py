@@ -324,6 +324,7 @@ def test_jacobian_rank_matches_exact_and_svd():
         r = R.jacobian_rank(G, th)
         assert r == R.exact_jacobian_rank(G, th) == R.numerical_rank(G, th)[0]
         assert r == len(R.structure(G).hidden) - len(R.support_components(G, th))
+        assert R.support_components(G, th, R.structure(G)) == R.support_components(G, th)  # G's info passed
 
 
 

@@ -9,21 +9,22 @@ import numpy as np
 from theory import numerics
 from theory.numerics import check_int, check_limit, check_real
 from theory.relu_dag.components import _integer_weights, _linprog
-from theory.relu_dag.graphs import _c_exact, c_vector, structure, theta_vector
+from theory.relu_dag.graphs import DagInfo, _c_exact, c_vector, structure, theta_vector
 
 MAX_SUBSET_HIDDEN = 20  # hidden nodes of the subset search of singular_subnetworks (2^n masks in memory)
 MAX_BRUTEFORCE_EDGES = 14  # edges of the brute-force zero-pattern search (one LP per each of 2^|E| sets)
 
 
-def support_components(G, theta) -> list[frozenset]:
+def support_components(G, theta, info: DagInfo | None = None) -> list[frozenset]:
     """Components of the support graph ``(V, {e : theta_e != 0})`` (weak connectivity) that contain no
     input or output node, each as a frozenset of hidden nodes; isolated hidden nodes count. These are the
-    cut-off sub-networks; ``kappa(theta) = len(...)``.
+    cut-off sub-networks; ``kappa(theta) = len(...)``. ``info``: ``structure(G)`` where the caller has it
+    (as :func:`theta_vector` takes it), so that a sweep over many ``theta`` validates ``G`` once.
 
     Raises:
       TypeError, ValueError: as :func:`structure` and :func:`theta_vector`.
     """
-    info = structure(G)
+    info = info or structure(G)
     vec = theta_vector(G, theta, info)
     U = nx.Graph()
     U.add_nodes_from(G.nodes)
