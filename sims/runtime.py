@@ -161,18 +161,16 @@ def _check_fits(name: str, jitted, args, kwargs) -> costs.Cost:
 
 # Work per call (FLOPs, sims.costs) from which a CPU-only process compiles a function optimised (level 2,
 # theory.numerics.HEAVY_COMPILE) rather than at sims.xla.CPU_OPT_FLAGS' level 0. Measured side by side on
-# the idle 2-core machine (benchmarks/compile_levels.py, make bench), against level 3 then: level 0
-# compiles a function 0.02 to 0.5 s faster and runs it 0.04 s (matrix products) to 1.8 s (elementwise
-# tanh/exp, ten times slower) per 1e9 FLOPs slower; level 2 runs those as fast as level 3 (make bench). A
-# wrong level 2 costs at most that compile difference; a wrong level 0 can run a long loop ten times slower.
-# So the bar sits where the code that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a
-# tuned optimum. A while loop (trip count unknown) also counts as heavy. The bar is read per device (FLOPs
-# over the devices its arguments are split over): a fixed batch per device (chunk_size) then gets the same
-# level, and so the same bits, on 1 or many devices (on the global FLOPs, 4 devices had crossed it, 1 not).
+# the idle 2-core machine (benchmarks/compile_levels.py, make bench), against level 3, which runs them as
+# fast as level 2: level 0 compiles a function 0.02 to 0.5 s faster and runs it 0.04 s (matrix products) to
+# 1.8 s (elementwise tanh/exp, ten times slower) per 1e9 FLOPs slower. A wrong level 2 costs at most that
+# compile difference; a wrong level 0 can run a long loop ten times slower. So the bar sits where the code
+# that level 0 slows most starts to lose (~1e8 FLOPs): a safe side, not a tuned optimum. A while loop (trip
+# count unknown) also counts as heavy. The bar is read per device (FLOPs over the devices its arguments are
+# split over): a fixed batch per device (chunk_size) gets one level, and the same bits, on any device count.
 OPTIMIZE_FLOPS = 1e8
-# The compiler options of a heavy function's compile; _fast_cpu_compiles adds the fusion emitters' switch
-# (on) where sims.xla.cpu_flags turned them off for the process. Read when such a function is first
-# compiled, after setup.
+# A heavy function's compiler options; _fast_cpu_compiles adds the fusion emitters' switch (on) where
+# sims.xla.cpu_flags turned them off. Read at such a function's first compile, after setup.
 _HEAVY_COMPILE: dict[str, Any] = dict(numerics.HEAVY_COMPILE)
 
 
