@@ -35,8 +35,8 @@ help:
 	@echo "make env       create .venv and install the package with its test extras (every target does it first)"
 	@echo "make test      run the test suite (creates .venv if missing); make test-slow: the cases marked slow"
 	@echo "make figures   run every simulation at SCALE=$(SCALE) -> results/$(SCALE)/, figures/out/$(SCALE)/"
-	@echo "               one process per paper, as many side by side as cores at quick scale (FIGURE_JOBS=1:"
-	@echo "               one at a time); make figures-PAPER: one paper"
+	@echo "               one process per paper, as many side by side as cores at quick scale on a CPU-only"
+	@echo "               machine, else one at a time (FIGURE_JOBS=N, or make -jN, sets it); make figures-PAPER: one paper"
 	@echo "make fig-NAME  one figure, e.g. make fig-seesaw_lm (SCALE=paper for the paper scale)"
 	@echo "make verify    run the claims ledger at SCALE -> reports/$(SCALE)/claims.md, claims.json"
 	@echo "               SEED_OFFSET=N replicates on fresh seeds -> reports/$(SCALE)/seed-offset-N/"
@@ -113,10 +113,11 @@ endef
 $(foreach n,$(NAMES),$(eval $(call figure_rules,$(n),$(call paper_of,$(n)))))
 
 # make figures: one process per paper (python -m figures.build), each running what is not current and
-# rendering what is not current. Papers write disjoint files, so at quick scale they run side by side, as
-# many at a time as the machine has cores (FIGURE_JOBS=1: one at a time); at paper scale one at a time (a
-# process takes most of an accelerator's memory). A -j given to make itself is kept (make -j2 figures).
-FIGURE_JOBS ?= $(if $(filter quick,$(SCALE)),$(shell nproc 2>/dev/null || echo 1),1)
+# rendering what is not current. Papers write disjoint files, so at quick scale on a CPU-only machine they
+# run side by side, as many at a time as the cores; on an accelerator and at paper scale one at a time (a
+# JAX process takes most of an accelerator's memory): figures.build.default_jobs. FIGURE_JOBS=N sets it;
+# a -j given to make itself is kept (make -j2 figures).
+FIGURE_JOBS ?=
 # Papers start longest first, so that the last ones to run are short and the cores stay busy to the end
 # (quick scale, 2 cores, fresh clone, 2026-12-05: lif_snn 330 s, nc_forgetting 170, seesaw 130, mdm_variance
 # 85, social_choice 70, relu_dag 40, neuromanifold 35; in name order seesaw started last and ran alone for
@@ -124,7 +125,7 @@ FIGURE_JOBS ?= $(if $(filter quick,$(SCALE)),$(shell nproc 2>/dev/null || echo 1
 LONGEST_FIRST := lif_snn nc_forgetting seesaw mdm_variance social_choice relu_dag neuromanifold
 FIGURE_PAPERS := $(filter $(PAPERS),$(LONGEST_FIRST)) $(filter-out $(LONGEST_FIRST),$(PAPERS))
 figures: | $(STAMP)
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(FIGURE_JOBS)) figures-papers
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(or $(FIGURE_JOBS),$$($(PY) -m figures.build --default-jobs --scale $(SCALE)))) figures-papers
 figures-papers: $(foreach p,$(FIGURE_PAPERS),figures-$(p))
 define paper_rules
 figures-$(1): | $(STAMP)

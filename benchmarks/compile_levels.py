@@ -1,11 +1,11 @@
-"""XLA's CPU optimisation level, measured side by side: compile and run time at the level of a heavy
-function (``theory.numerics.HEAVY_COMPILE``: 2) and at level 0 (what ``sims.runtime.setup`` picks for a
-CPU-only process), for a compile-heavy function (a transformer's loss gradient, run once) and a run-heavy
-one (a long elementwise scan); and at level 3 (XLA's default) against level 2. The rule that keeps
-run-heavy functions optimised (``runtime.OPTIMIZE_FLOPS``) rests on the first two rows, the choice of level
-2 on the next two. The same two functions also compare XLA's MLIR fusion emitters (its default) with the
-older elementwise code generator that ``sims.runtime.setup`` picks for a CPU-only process
-(``sims.xla.CPU_FUSION_FLAGS``), at each level."""
+"""XLA's CPU optimisation level, measured side by side: compile and run time at the level of a heavy function
+(``theory.numerics.HEAVY_COMPILE``: 2) and at level 0 (what ``sims.runtime.setup`` picks for a CPU-only
+process), for a compile-heavy function (a transformer's loss gradient, run once) and a run-heavy one (a
+long elementwise scan); and at level 3 (XLA's default) against level 2. The rule that keeps run-heavy
+functions optimised (``runtime.OPTIMIZE_FLOPS``) rests on each function's "level 2 vs 0" row, the choice
+of level 2 on its "level 3 vs 2" row. The same two functions also compare XLA's MLIR fusion emitters (its
+default) with the older elementwise code generator that ``sims.runtime.setup`` picks for a CPU-only
+process (``sims.xla.CPU_FUSION_FLAGS``), at each level."""
 
 from __future__ import annotations
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 import time
 from pathlib import Path
 
 from figures.__main__ import render
-from sims import cli, results, runtime
+from sims import cli, results, runtime, xla
 from sims.config import SCALES, ConfigError
 
 FIGURES = Path(__file__).resolve().parent
@@ -73,16 +74,32 @@ def build(papers: list[str], scale: str = "quick", results_dir: str | Path = "re
     return lines
 
 
+def default_jobs(scale: str) -> int:
+    """How many papers ``make figures`` runs side by side unless told (``FIGURE_JOBS``, or make's own -j): the
+    cores this process may use at quick scale on a CPU-only machine (:func:`sims.xla.cpu_only`), else 1 (one
+    JAX process takes most of an accelerator's memory, and paper scale is for accelerators)."""
+    if scale != "quick" or not xla.cpu_only():
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     sims = cli.simulation_modules()
     p = argparse.ArgumentParser(prog="python -m figures.build",
                                 description="Run and render every figure of the given papers in one process.")
-    p.add_argument("papers", nargs="+", metavar="PAPER", help=f"one or more of: {', '.join(sims)}")
+    p.add_argument("papers", nargs="*", metavar="PAPER", help=f"one or more of: {', '.join(sims)}")
     p.add_argument("--scale", default="quick", choices=SCALES)
     p.add_argument("--force", action="store_true", help="recompute every result (discards stored pieces)")
     p.add_argument("--results", default="results", help="results root (writes <results>/<scale>/)")
     p.add_argument("--out", default="figures/out", help="figures root (writes <out>/<scale>/)")
+    p.add_argument("--default-jobs", action="store_true",
+                   help="print how many papers make figures runs side by side at --scale, and exit")
     a = p.parse_args(argv)
+    if a.default_jobs:
+        print(default_jobs(a.scale))
+        return 0
+    if not a.papers:
+        p.error("give one or more papers")
     for paper in a.papers:
         if paper not in sims:
             close = difflib.get_close_matches(paper, sims, n=1)

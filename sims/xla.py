@@ -84,12 +84,7 @@ def cpu_flags() -> tuple[bool, bool]:
     An accelerator's compiler is left at its default, and a user who sets ``--xla_backend_optimization_level``
     in ``XLA_FLAGS`` keeps theirs. Takes effect only before JAX starts its backend (in ``sims.runtime.setup``)."""
     flags = os.environ.get("XLA_FLAGS", "")
-    platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
-    if platforms:
-        cpu_only = {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
-    else:
-        cpu_only = not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
-    if not cpu_only:
+    if not cpu_only():
         return False, False
     version = jaxlib_minor()
     # a flag whose name XLA_FLAGS already holds (a user's YNNPACK setting, level, emitters) is not added
@@ -100,6 +95,15 @@ def cpu_flags() -> tuple[bool, bool]:
         extra += CPU_OPT_FLAGS + (CPU_FUSION_FLAGS if fusion_off else ())
     os.environ["XLA_FLAGS"] = " ".join([flags, *(f for f in extra if f.split("=")[0] not in flags)]).strip()
     return level0, fusion_off
+
+
+def cpu_only() -> bool:
+    """Whether this process can only run on the CPU: ``JAX_PLATFORMS`` (or ``jax_platforms``) names no
+    platform but ``cpu``, or, unset, no accelerator plugin is installed (:data:`_ACCELERATOR_PLUGINS`)."""
+    platforms = os.environ.get("JAX_PLATFORMS", "") or (jax.config.jax_platforms or "")
+    if platforms:
+        return {p.strip() for p in platforms.split(",") if p.strip()} <= {"cpu"}
+    return not any(importlib.util.find_spec(m) for m in _ACCELERATOR_PLUGINS)
 
 
 def jaxlib_minor() -> tuple[int, int]:

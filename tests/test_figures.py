@@ -164,3 +164,16 @@ def test_python_m_figures_without_a_name_lists_every_paper_figure_with_its_resul
     lines = out.stdout.splitlines()
     assert out.returncode == 0 and [ln.split()[0] for ln in lines[:-1]] == names
     assert all("no result in" in ln for ln in lines[:-1]) and "python -m figures NAME" in lines[-1]
+
+
+@pytest.mark.parametrize("platforms, scale, side_by_side", [
+    ("cpu", "quick", True), ("cpu", "paper", False), ("cuda", "quick", False), ("cpu,cuda", "quick", False)])
+def test_make_figures_runs_papers_side_by_side_only_on_a_cpu_at_quick_scale(monkeypatch, platforms, scale,
+                                                                            side_by_side):
+    """make figures' default job count (figures.build --default-jobs): the cores this process may use on a
+    CPU-only machine at quick scale, else 1 (a JAX process takes most of an accelerator's memory)."""
+    monkeypatch.setenv("JAX_PLATFORMS", platforms)
+    assert build.default_jobs(scale) == (len(os.sched_getaffinity(0)) if side_by_side else 1)
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    r = run_main("figures.build", "--default-jobs", "--scale", scale)
+    assert (r.returncode, r.stdout) == (0, f"{len(os.sched_getaffinity(0)) if scale == 'quick' else 1}\n")

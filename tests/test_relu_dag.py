@@ -12,6 +12,7 @@ import pytest
 from claims import ledger
 from theory import relu_dag as R
 from theory.relu_dag import components
+from theory.relu_dag import singular as relu_singular
 
 # Every tolerance of this module, with why it is that size (the rule: tests/test_tolerance_tables.py).
 TOLERANCES = {
@@ -313,6 +314,18 @@ def test_worked_singular_points():
     assert not R.is_singular(G, dead) and R.jacobian_rank(G, dead) == 2
     cut = R.theta_dict(G, R.dl1_theta(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([0.0, -1.0])))
     assert R.is_singular(G, cut) and R.support_components(G, cut) == [frozenset({(1, 0)})]
+
+
+def test_support_components_validates_the_graph_only_without_its_structure(monkeypatch):
+    """Given G's structure (a sweep over many theta), support_components does not validate G again;
+    without it, it does, once. The answer is the worked cut-off neuron's either way."""
+    G = R.dl1_graph(2, 2)
+    info = R.structure(G)
+    cut = R.theta_dict(G, R.dl1_theta(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([0.0, -1.0])))
+    calls = []
+    monkeypatch.setattr(relu_singular, "structure", lambda g: calls.append(g) or info)
+    assert R.support_components(G, cut, info) == [frozenset({(1, 0)})] and calls == []
+    assert R.support_components(G, cut) == [frozenset({(1, 0)})] and len(calls) == 1
 
 
 def test_jacobian_rank_matches_exact_and_svd():

@@ -15,8 +15,8 @@ binomial standard errors, and the float64 policy.
   :func:`pd_above`): plain jnp loops instead of LAPACK custom calls, which can deadlock when vmapped on
   a 2-core CPU; every vmapped solve of the simulations goes through them.
 * **Long loops compiled optimised** (:func:`loop_jit`): a recursion or ODE integration compiled outside
-  ``sims.runtime.jit`` gets XLA's level 2 (:data:`HEAVY_COMPILE`), which the runtime gives its own heavy
-  functions.
+  ``sims.runtime.jit`` gets XLA's level 2 (:data:`HEAVY_COMPILE`), the level the runtime gives its own heavy
+  functions (which also get XLA's fusion emitters back; these keep the process's code generator).
 * **Checks at the public boundary** (:func:`check_real`, :func:`check_int`, :func:`check_limit`,
   :func:`check_prime`): NaN passes every ``x <= 0`` test, so finiteness is checked explicitly; a float is
   never silently truncated to an integer; work that grows with an argument is refused up front, the
@@ -64,13 +64,15 @@ def loop_jit(fn, **kwargs):
     a function built around a long ``lax.scan`` or ``fori_loop`` (an exact recursion, an ODE integration)
     that is called outside ``sims.runtime.jit``: the theory layer's own, and a claim's. sims.runtime.jit's
     rule, a while loop counts as heavy, applied where the function is written. At level 0 such loops ran
-    6-8x slower: Seesaw's exact risk recursion (d = 1000, 2e5 steps) 7.2 -> 1.0 s for SGD and 10.3 -> 1.2 s
-    for NSGD, a ReLU-DAG claim's RK4 flows 23.8 -> 7.4 s (2 cores, 2026-12-04). Results agree with a
-    level-0 compile to rounding (level 2 fuses multiply-adds). On an accelerator the function is compiled
-    with XLA's defaults, as ``sims.runtime.jit`` compiles it there; the backend is read at the first call,
-    not when ``loop_jit`` runs (a module may call it at import, before the process's setup). Call the
-    result at top level (its callers convert its output to NumPy): jax refuses compiler options on a jit
-    nested in another trace (ValueError). Other attributes (``trace``, ``lower``) are the chosen jit's."""
+    6-8x slower than at level 3: Seesaw's exact risk recursion (d = 1000, 2e5 steps) 7.2 -> 1.0 s for SGD
+    and 10.3 -> 1.2 s for NSGD, a ReLU-DAG claim's RK4 flows 23.8 -> 7.4 s (2 cores, 2026-12-04). Results
+    agree with a level-0 compile to rounding (level 2 fuses multiply-adds). On an accelerator the function
+    is compiled with XLA's defaults, as ``sims.runtime.jit`` compiles it there; the backend is read at
+    each call, not when ``loop_jit`` runs (a module may call it at import, before the process's setup). On
+    the CPU the level is 2 whatever the process's own level (a level in ``XLA_FLAGS`` is kept by
+    ``sims.runtime.jit``). Call the result at top level (its callers convert its output to NumPy): jax
+    refuses compiler options on a jit nested in another trace (ValueError). Other attributes (``trace``,
+    ``lower``) are the chosen jit's."""
     return _LoopJit(fn, kwargs)
 
 
@@ -91,6 +93,7 @@ class _LoopJit:
     def __getattr__(self, attr):
         if attr.startswith("_"):  # not set yet (a copy before __init__): no recursion through _chosen
             raise AttributeError(attr)
+        getattr(self._plain, attr)  # a missing attribute raises here, without starting a backend
         return getattr(self._chosen(), attr)
 
 

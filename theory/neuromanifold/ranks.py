@@ -112,7 +112,8 @@ def _mlp_eval_jacobian(widths, cs, theta, X, ring: _Ring):
     """Rows ``(output k, point m)``, columns the flattened parameters; entries in ``ring``."""
     Ws = _unflatten_mlp(theta, widths)
     L = len(Ws)
-    s, ds = ring.coeffs(cs), ring.coeffs(_derivative(cs))
+    # converted once here, and only when a hidden layer applies the activation
+    s, ds = (ring.coeffs(cs), ring.coeffs(_derivative(cs))) if L > 1 else ((), ())
     hs, zs = [X], []
     for l, W in enumerate(Ws):
         z = ring.matmul(hs[-1], W.T)
@@ -244,13 +245,40 @@ def random_point(kind: str, shape: Any, rng: random.Random, field: str = "modp",
     return np.array(theta, dtype=object), np.array(X, dtype=object)
 
 
-@functools.lru_cache(maxsize=2048)
+# Points (entries of theta and X, over all n_points) up to which _random_points keeps a net's draws for the
+# next activation: neuromanifold_dimensions' nets need at most a few thousand; a library caller's large net
+# is drawn afresh each time rather than held.
+MAX_CACHED_ENTRIES = 100_000
+
+
 def _random_points(kind: str, shape: Any, seed: Any, field: str, p: int, m: int, n_points: int) -> tuple:
     """The ``n_points`` points of :func:`random_point` drawn in turn from ``random.Random(seed)``: those
     :func:`generic_rank` uses. They do not depend on the activation, so a grid of activations over the
-    same nets draws them once (neuromanifold_dimensions: 29 activations). ``shape`` is the validated,
-    hashable one of ``check_rank_size``; the arrays are read-only."""
+    same nets draws them once (neuromanifold_dimensions: 29 activations), kept in :func:`_cached_points`
+    when ``seed`` is a hashable value other than None (None draws fresh points each call) and the points
+    hold at most :data:`MAX_CACHED_ENTRIES` entries. ``shape`` is the validated, hashable one of
+    ``check_rank_size``, ``p`` the validated prime (None for ``"QQ"``); the arrays are read-only."""
+    _, n, d0 = check_rank_size(kind, shape, [0, 1])
+    cacheable = seed is not None
+    try:
+        hash(seed)
+    except TypeError:  # an unhashable seed (a bytearray) is drawn from, never kept
+        cacheable = False
+    if cacheable and n_points * (n + m * d0) <= MAX_CACHED_ENTRIES:
+        return _cached_points(kind, shape, seed, field, p, m, n_points)
+    return _draw_points(kind, shape, seed, field, p, m, n_points)
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_points(kind, shape, seed, field, p, m, n_points) -> tuple:
+    """:func:`_draw_points`, kept (arguments as :func:`_random_points`)."""
+    return _draw_points(kind, shape, seed, field, p, m, n_points)
+
+
+def _draw_points(kind, shape, seed, field, p, m, n_points) -> tuple:
+    """The points of :func:`_random_points`, drawn (read-only arrays)."""
     rng = random.Random(seed)
+    p = PRIME if p is None else p  # "QQ": random_point ignores p
     points = tuple(random_point(kind, shape, rng, field, p, m) for _ in range(n_points))
     for a in itertools.chain.from_iterable(points):
         a.setflags(write=False)
@@ -277,13 +305,13 @@ def generic_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs: Seq
     Source: the dimension of the neuromanifold as the generic Jacobian rank (Thm 4.1, Thm 4.4).
     """
     cs = activation(activation_coeffs)
-    _check_field_p(field, p)
+    prime = _check_field_p(field, p)
     shp, n, _ = check_rank_size(kind, shape, cs, field)
     n_points = check_int(n_points, "n_points", ge=1)
     check_limit(n_points, MAX_POINTS, "MAX_POINTS", "n_points")
     ranks: list[int] = []
     m = n + 8
-    for theta, X in _random_points(kind, shp, seed, field, p, m, n_points):
+    for theta, X in _random_points(kind, shp, seed, field, prime, m, n_points):
         J = eval_jacobian(kind, shape, cs, theta, X, field, p)
         ranks.append(exact_rank(J, field, p))
         if ranks[-1] >= n:

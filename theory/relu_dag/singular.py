@@ -24,7 +24,7 @@ def support_components(G, theta, info: DagInfo | None = None) -> list[frozenset]
     Raises:
       TypeError, ValueError: as :func:`structure` and :func:`theta_vector`.
     """
-    info = info or structure(G)
+    info = structure(G) if info is None else info
     vec = theta_vector(G, theta, info)
     U = nx.Graph()
     U.add_nodes_from(G.nodes)
@@ -54,7 +54,7 @@ def jacobian_rank(G, theta) -> int:
       TypeError, ValueError: as :func:`structure` and :func:`theta_vector`.
     """
     info = structure(G)
-    return len(info.hidden) - len(support_components(G, theta))
+    return len(info.hidden) - len(support_components(G, theta, info))
 
 
 def is_singular(G, theta) -> bool:

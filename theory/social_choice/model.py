@@ -235,11 +235,11 @@ def fit_rows(rows: Rows, loss: str = "btl", *, check: bool = True) -> RewardFit:
         th, it, cert = _fit_and_certify(jnp.asarray(Zp), jnp.asarray(wp), loss)
         th = np.asarray(th)
         cert = {k: float(v) for k, v in cert.items()}
+    if not np.all(np.isfinite(th)):
+        raise ValueError(f"no finite optimum for the {loss} fit (Newton diverged)")
     # in NumPy: as eager JAX ops on the unpadded rows, it compiled four small programs for every new row
     # count (social_choice_poly_degrees: 200 of its 325 compiles)
     value = float(np.sum(w * ell(loss, Zr @ th, xp=np)))
-    if not np.all(np.isfinite(th)):
-        raise ValueError(f"no finite optimum for the {loss} fit (Newton diverged)")
     return RewardFit(Q @ th, loss, value, cert["grad_norm"], cert["mu"], cert["radius"], 0.0, int(it), rank)
 
 
