@@ -212,12 +212,13 @@ def test_generic_ranks_random_points_are_drawn_once_per_net_and_seed():
     """generic_rank's points do not depend on the activation: a net's points for a seed are kept for the next
     activation (read-only, the same draws as random.Random(seed) in turn), never for seed None (fresh draws
     each call, as before the cache)."""
-    pts = ranks._random_points("mlp", (2, 3, 1), 5, "modp", nm.PRIME, 17, 2)
-    assert pts is ranks._random_points("mlp", (2, 3, 1), 5, "modp", nm.PRIME, 17, 2)
+    pts = ranks._random_points("mlp", (2, 3, 1), 5, "modp", nm.PRIME, 17, 2, 2 * (9 + 17 * 2))
+    assert pts is ranks._random_points("mlp", (2, 3, 1), 5, "modp", nm.PRIME, 17, 2, 2 * (9 + 17 * 2))
     assert not pts[0][0].flags.writeable and not pts[1][1].flags.writeable
     rng = random.Random(5)
     for theta, X in pts:  # the draws random_point makes from one generator, in turn
         t2, x2 = nm.random_point("mlp", (2, 3, 1), rng, n_eval=17)
         assert theta.tolist() == t2.tolist() and X.tolist() == x2.tolist()
-    fresh = [ranks._random_points("mlp", (2, 3, 1), None, "modp", nm.PRIME, 17, 1)[0][0] for _ in range(2)]
+    fresh = [ranks._random_points("mlp", (2, 3, 1), None, "modp", nm.PRIME, 17, 1, 9 + 17 * 2)[0][0]
+             for _ in range(2)]
     assert fresh[0].tolist() != fresh[1].tolist()

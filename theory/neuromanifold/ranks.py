@@ -251,20 +251,21 @@ def random_point(kind: str, shape: Any, rng: random.Random, field: str = "modp",
 MAX_CACHED_ENTRIES = 100_000
 
 
-def _random_points(kind: str, shape: Any, seed: Any, field: str, p: int, m: int, n_points: int) -> tuple:
+def _random_points(kind: str, shape: Any, seed: Any, field: str, p: int | None, m: int, n_points: int,
+                   entries: int) -> tuple:
     """The ``n_points`` points of :func:`random_point` drawn in turn from ``random.Random(seed)``: those
     :func:`generic_rank` uses. They do not depend on the activation, so a grid of activations over the
     same nets draws them once (neuromanifold_dimensions: 29 activations), kept in :func:`_cached_points`
     when ``seed`` is a hashable value other than None (None draws fresh points each call) and the points
-    hold at most :data:`MAX_CACHED_ENTRIES` entries. ``shape`` is the validated, hashable one of
-    ``check_rank_size``, ``p`` the validated prime (None for ``"QQ"``); the arrays are read-only."""
-    _, n, d0 = check_rank_size(kind, shape, [0, 1])
+    hold at most :data:`MAX_CACHED_ENTRIES` entries (``entries``: ``n_points (N + m d_0)``). ``shape`` is the
+    validated, hashable one of ``check_rank_size``, ``p`` the validated prime (None for ``"QQ"``); the
+    arrays are read-only."""
     cacheable = seed is not None
     try:
         hash(seed)
     except TypeError:  # an unhashable seed (a bytearray) is drawn from, never kept
         cacheable = False
-    if cacheable and n_points * (n + m * d0) <= MAX_CACHED_ENTRIES:
+    if cacheable and entries <= MAX_CACHED_ENTRIES:
         return _cached_points(kind, shape, seed, field, p, m, n_points)
     return _draw_points(kind, shape, seed, field, p, m, n_points)
 
@@ -306,12 +307,12 @@ def generic_rank(kind: Literal["mlp", "cnn"], shape: Any, activation_coeffs: Seq
     """
     cs = activation(activation_coeffs)
     prime = _check_field_p(field, p)
-    shp, n, _ = check_rank_size(kind, shape, cs, field)
+    shp, n, d0 = check_rank_size(kind, shape, cs, field)
     n_points = check_int(n_points, "n_points", ge=1)
     check_limit(n_points, MAX_POINTS, "MAX_POINTS", "n_points")
     ranks: list[int] = []
     m = n + 8
-    for theta, X in _random_points(kind, shp, seed, field, prime, m, n_points):
+    for theta, X in _random_points(kind, shp, seed, field, prime, m, n_points, n_points * (n + m * d0)):
         J = eval_jacobian(kind, shape, cs, theta, X, field, p)
         ranks.append(exact_rank(J, field, p))
         if ranks[-1] >= n:
