@@ -83,8 +83,8 @@ class _Ring:
         return flint.fmpq(1)
 
     def coeffs(self, cs) -> tuple:
-        """The Fractions ``cs`` (lowest degree first) as ring elements, for :meth:`horner`: converted once
-        per Jacobian, not at every layer and output (neuromanifold_dimensions converted 800 thousand).
+        """The Fractions ``cs`` (lowest degree first) as ring elements, for :meth:`horner`: an MLP Jacobian
+        converts them once, not at every layer and output (neuromanifold_dimensions converted 800 thousand).
         Raises ValueError: a denominator divisible by ``p``."""
         return tuple(self.const(c) for c in cs)
 
